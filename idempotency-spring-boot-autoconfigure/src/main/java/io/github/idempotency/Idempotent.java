@@ -1,0 +1,82 @@
+package io.github.idempotency;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Makes a Spring bean method idempotent: the first call with a given key (within its
+ * workflow) runs the method and stores its result; every later call with the same key
+ * returns the stored result without running the method.
+ *
+ * <pre class="code">
+ * &#64;KafkaListener(topics = "payments")
+ * &#64;Idempotent(key = "#msg.headers['idempotency-key']", workflow = "payment")
+ * public Receipt onPayment(Message&lt;PaymentRequested&gt; msg) { ... }
+ * </pre>
+ *
+ * Expressions are parsed once, when the bean is created; a malformed one fails the
+ * application's start with the method named in the message.
+ *
+ * @see IdempotencyTemplate the programmatic equivalent
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface Idempotent {
+
+	/**
+	 * SpEL expression for the idempotency key, evaluated on the method's arguments
+	 * ({@code #name}, {@code #p0}, {@code #a0}). A {@code String} is used as is;
+	 * {@code byte[]}, a Kafka {@code Header} and a {@code ByteBuffer} are read as UTF-8;
+	 * other values by {@code toString()}.
+	 * @return the key expression
+	 */
+	String key();
+
+	/**
+	 * Scope of the key: the same key in two workflows names two operations. Defaults to
+	 * {@code SimpleClassName.methodName}.
+	 * @return the workflow name
+	 */
+	String workflow() default "";
+
+	/**
+	 * SpEL expression for what is fingerprinted (SHA-256), so that a key reused with a
+	 * different payload is caught ({@link IdempotencyKeyReusedException}). Empty: no
+	 * fingerprint.
+	 * @return the payload expression
+	 */
+	String payload() default "";
+
+	/**
+	 * How long a claim is held without renewal, as a duration string ({@code 30s},
+	 * {@code PT30S}). Empty: {@code idempotency.lease-ttl}.
+	 * @return the lease duration
+	 */
+	String leaseTtl() default "";
+
+	/**
+	 * How long a finished record is kept. Empty: {@code idempotency.retention}.
+	 * @return the retention duration
+	 */
+	String retention() default "";
+
+	/**
+	 * What a call does when the same key is running elsewhere.
+	 * @return the policy
+	 */
+	InProgressPolicy onInProgress() default InProgressPolicy.DEFAULT;
+
+	/**
+	 * Exception types that are permanent: when the method throws one of them (or a
+	 * subtype) the failure is stored and every later call with the key throws
+	 * {@link IdempotentFailureReplayedException}. Any other exception releases the key so
+	 * that a redelivery runs the method again.
+	 * @return the permanent failure types
+	 */
+	Class<? extends Throwable>[] recordFailureFor() default {};
+
+}

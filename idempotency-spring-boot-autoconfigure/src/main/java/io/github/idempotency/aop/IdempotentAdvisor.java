@@ -1,0 +1,36 @@
+package io.github.idempotency.aop;
+
+import org.aopalliance.aop.Advice;
+
+import io.github.idempotency.Idempotent;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+
+/**
+ * Applies {@link IdempotentInterceptor} to methods annotated with {@link Idempotent}
+ * (on the class or an interface it implements). Its order is
+ * {@code idempotency.aspect-order}.
+ */
+public class IdempotentAdvisor extends AbstractPointcutAdvisor {
+
+	private final Pointcut pointcut = new AnnotationMatchingPointcut(null, Idempotent.class, true);
+
+	private final IdempotentInterceptor interceptor;
+
+	public IdempotentAdvisor(IdempotentInterceptor interceptor, int order) {
+		this.interceptor = interceptor;
+		setOrder(order);
+	}
+
+	@Override
+	public Pointcut getPointcut() {
+		return this.pointcut;
+	}
+
+	@Override
+	public Advice getAdvice() {
+		return this.interceptor;
+	}
+
+}

@@ -1,0 +1,156 @@
+package io.github.idempotency.aop;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.idempotency.Idempotent;
+import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.core.OperationDefinition;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.context.expression.AnnotatedElementKey;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelCompilerMode;
+import org.springframework.expression.spel.SpelParserConfiguration;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
+
+/**
+ * Reads {@link Idempotent} from a method once: parses its expressions, resolves its
+ * durations and prepares its operation with the engine. A method that cannot work (a
+ * malformed expression, a bad duration, a result type Jackson cannot round-trip) fails
+ * with an {@link IllegalStateException} that names it.
+ */
+public class IdempotentMethodResolver {
+
+	private final Map<AnnotatedElementKey, IdempotentMethod> cache = new ConcurrentHashMap<>(64);
+
+	private final SpelExpressionParser parser;
+
+	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+
+	private final IdempotencyEngine engine;
+
+	private final @Nullable BeanFactory beanFactory;
+
+	public IdempotentMethodResolver(IdempotencyEngine engine, @Nullable BeanFactory beanFactory) {
+		this.engine = engine;
+		this.beanFactory = beanFactory;
+		ClassLoader classLoader = (beanFactory instanceof ConfigurableBeanFactory configurable)
+				? configurable.getBeanClassLoader() : ClassUtils.getDefaultClassLoader();
+		this.parser = new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED, classLoader));
+	}
+
+	/**
+	 * The resolved annotation of {@code method} as called on {@code targetClass}.
+	 * @param method the invoked method
+	 * @param targetClass the class of the target bean
+	 * @return the resolved method, or {@code null} when it is not annotated
+	 */
+	public @Nullable IdempotentMethod resolve(Method method, Class<?> targetClass) {
+		AnnotatedElementKey cacheKey = new AnnotatedElementKey(method, targetClass);
+		IdempotentMethod resolved = this.cache.get(cacheKey);
+		if (resolved == null) {
+			Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+			Idempotent found = AnnotatedElementUtils.findMergedAnnotation(specific, Idempotent.class);
+			Idempotent annotation = (found != null) ? found
+					: AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
+			if (annotation == null) {
+				return null;
+			}
+			resolved = this.cache.computeIfAbsent(cacheKey, (key) -> create(specific, targetClass, annotation));
+		}
+		return resolved;
+	}
+
+	/**
+	 * The engine the resolved operations run on.
+	 * @return the engine
+	 */
+	public IdempotencyEngine engine() {
+		return this.engine;
+	}
+
+	EvaluationContext evaluationContext(IdempotentMethod method, @Nullable Object[] arguments) {
+		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(null, method.method(), arguments,
+				this.parameterNames);
+		if (this.beanFactory != null) {
+			context.setBeanResolver(new BeanFactoryResolver(this.beanFactory));
+		}
+		return context;
+	}
+
+	private IdempotentMethod create(Method method, Class<?> targetClass, Idempotent annotation) {
+		String name = ClassUtils.getUserClass(targetClass).getName() + "." + method.getName();
+		try {
+			String workflow = StringUtils.hasText(annotation.workflow()) ? resolvePlaceholders(annotation.workflow())
+					: ClassUtils.getUserClass(targetClass).getSimpleName() + "." + method.getName();
+			Expression key = parse("key", annotation.key());
+			Expression payload = StringUtils.hasText(annotation.payload()) ? parse("payload", annotation.payload())
+					: null;
+			OperationDefinition definition = new OperationDefinition(workflow,
+					ResolvableType.forMethodReturnType(method, targetClass).getType(), payload != null,
+					duration("leaseTtl", annotation.leaseTtl()), duration("retention", annotation.retention()),
+					annotation.onInProgress(), List.of(annotation.recordFailureFor()));
+			return new IdempotentMethod(method, this.engine.prepare(definition), key, payload);
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalStateException("@Idempotent on " + name + " cannot work: " + ex.getMessage(), ex);
+		}
+	}
+
+	private Expression parse(String attribute, String expression) {
+		if (!StringUtils.hasText(expression)) {
+			throw new IllegalArgumentException("'" + attribute + "' must not be empty");
+		}
+		try {
+			return this.parser.parseExpression(expression);
+		}
+		catch (ParseException ex) {
+			throw new IllegalArgumentException("'" + attribute + "' is not a valid SpEL expression: " + ex.getMessage(),
+					ex);
+		}
+	}
+
+	private @Nullable Duration duration(String attribute, String value) {
+		if (!StringUtils.hasText(value)) {
+			return null;
+		}
+		try {
+			Duration duration = DurationStyle.detectAndParse(resolvePlaceholders(value));
+			if (duration.isNegative() || duration.isZero()) {
+				throw new IllegalArgumentException("must be positive");
+			}
+			return duration;
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("'" + attribute + "' = '" + value + "' is not a valid duration: "
+					+ ex.getMessage(), ex);
+		}
+	}
+
+	private String resolvePlaceholders(String value) {
+		if (this.beanFactory instanceof ConfigurableBeanFactory configurable) {
+			String resolved = configurable.resolveEmbeddedValue(value);
+			return (resolved != null) ? resolved : value;
+		}
+		return value;
+	}
+
+}

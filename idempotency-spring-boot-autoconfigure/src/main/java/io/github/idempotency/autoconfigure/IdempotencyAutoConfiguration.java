@@ -1,0 +1,108 @@
+package io.github.idempotency.autoconfigure;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import tools.jackson.databind.json.JsonMapper;
+
+import io.github.idempotency.Idempotent;
+import io.github.idempotency.IdempotencyTemplate;
+import io.github.idempotency.aop.IdempotentAdvisor;
+import io.github.idempotency.aop.IdempotentInterceptor;
+import io.github.idempotency.aop.IdempotentMethodResolver;
+import io.github.idempotency.aop.IdempotentMethodValidator;
+import io.github.idempotency.core.DefaultIdempotencyTemplate;
+import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.core.IdempotencyObserver;
+import io.github.idempotency.metrics.MicrometerIdempotencyObserver;
+import io.github.idempotency.store.IdempotencyStore;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+
+/**
+ * Auto-configuration of the idempotency starter: the store chosen by
+ * {@code idempotency.backend} (or detected), the engine, {@link IdempotencyTemplate}, the
+ * {@link Idempotent} advisor and, with Micrometer, the meters.
+ */
+@AutoConfiguration(afterName = { "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
+		"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+		"org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+		"org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+		"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
+		"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration" })
+@ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(IdempotencyProperties.class)
+@Import(MemoryStoreConfiguration.class)
+public final class IdempotencyAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	IdempotencyEngine idempotencyEngine(IdempotencyProperties properties, ObjectProvider<IdempotencyStore> store,
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<IdempotencyObserver> observer) {
+		IdempotencyStore resolvedStore = store.getIfUnique(() -> {
+			throw new IllegalStateException("No IdempotencyStore for idempotency.backend=" + properties.getBackend()
+					+ ": jdbc needs a DataSource bean, redis a RedisConnectionFactory bean, hybrid both;"
+					+ " or define an IdempotencyStore bean");
+		});
+		return new IdempotencyEngine(resolvedStore, jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()),
+				properties.toEngineSettings(), observer.getIfAvailable(() -> IdempotencyObserver.NONE));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	IdempotencyTemplate idempotencyTemplate(IdempotencyEngine engine) {
+		return new DefaultIdempotencyTemplate(engine);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	IdempotentMethodResolver idempotentMethodResolver(IdempotencyEngine engine, BeanFactory beanFactory) {
+		return new IdempotentMethodResolver(engine, beanFactory);
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static IdempotentMethodValidator idempotentMethodValidator(ObjectProvider<IdempotentMethodResolver> resolver) {
+		return new IdempotentMethodValidator(resolver);
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static IdempotentAdvisor idempotentAdvisor(ObjectProvider<IdempotentMethodResolver> resolver,
+			ObjectProvider<IdempotentInterceptor.InvocationWrapper> wrapper, Environment environment) {
+		// static and lazy: advisors are created before other beans, the store must not be
+		int order = environment.getProperty("idempotency.aspect-order", Integer.class,
+				IdempotencyProperties.DEFAULT_ASPECT_ORDER);
+		IdempotentInterceptor interceptor = new IdempotentInterceptor(resolver::getObject,
+				() -> wrapper.getIfAvailable(() -> IdempotentInterceptor.InvocationWrapper.NONE));
+		return new IdempotentAdvisor(interceptor, order);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterRegistry.class)
+	@ConditionalOnBean(MeterRegistry.class)
+	static class MetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		IdempotencyObserver idempotencyObserver(MeterRegistry registry, ObjectProvider<IdempotencyStore> store) {
+			IdempotencyStore resolved = store.getIfUnique();
+			return new MicrometerIdempotencyObserver(registry, (resolved != null) ? resolved.backend() : "none");
+		}
+
+	}
+
+}

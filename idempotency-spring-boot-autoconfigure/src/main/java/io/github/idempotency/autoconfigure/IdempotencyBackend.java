@@ -1,0 +1,20 @@
+package io.github.idempotency.autoconfigure;
+
+/**
+ * The stores {@code idempotency.backend} can name.
+ */
+public enum IdempotencyBackend {
+
+	/** One database table through the application's {@code DataSource}. */
+	JDBC,
+
+	/** One Redis hash per record through the application's {@code RedisConnectionFactory}. */
+	REDIS,
+
+	/** Redis as a read-through cache of finished records in front of {@code jdbc}. */
+	HYBRID,
+
+	/** This JVM's memory: for tests and demos only. */
+	MEMORY
+
+}

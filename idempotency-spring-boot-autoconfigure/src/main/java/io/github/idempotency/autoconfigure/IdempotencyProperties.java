@@ -1,0 +1,179 @@
+package io.github.idempotency.autoconfigure;
+
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.idempotency.InProgressPolicy;
+import io.github.idempotency.core.EngineSettings;
+import io.github.idempotency.core.StoreUnavailablePolicy;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
+import org.springframework.core.Ordered;
+
+/**
+ * Configuration of the idempotency starter.
+ */
+@ConfigurationProperties("idempotency")
+public class IdempotencyProperties {
+
+	/**
+	 * Default order of the @Idempotent advisor: just outside @Transactional (whose advisor
+	 * has the lowest precedence).
+	 */
+	public static final int DEFAULT_ASPECT_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+
+	/**
+	 * Whether @Idempotent methods and the IdempotencyTemplate are protected.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * The store. When unset: jdbc if a DataSource exists, else redis if a Redis
+	 * connection factory exists, else memory.
+	 */
+	private @Nullable IdempotencyBackend backend;
+
+	/**
+	 * How long a claim is held without renewal. A crashed run is taken over within this
+	 * time.
+	 */
+	@DurationUnit(ChronoUnit.SECONDS)
+	private Duration leaseTtl = Duration.ofSeconds(30);
+
+	/**
+	 * Whether the lease of a running method is renewed every lease-ttl / 3, so a slow
+	 * method is never taken over while its process is alive.
+	 */
+	private boolean leaseRenewal = true;
+
+	/**
+	 * How long a finished (completed or failed) record is kept.
+	 */
+	@DurationUnit(ChronoUnit.DAYS)
+	private Duration retention = Duration.ofDays(7);
+
+	/**
+	 * What a call does when the same key runs elsewhere: wait (poll until it finishes, up
+	 * to wait-timeout) or reject (throw IdempotencyInProgressException at once).
+	 */
+	private InProgressPolicy onInProgress = InProgressPolicy.WAIT;
+
+	/**
+	 * How long a call waits for another run of its key before throwing
+	 * IdempotencyInProgressException.
+	 */
+	@DurationUnit(ChronoUnit.SECONDS)
+	private Duration waitTimeout = Duration.ofSeconds(45);
+
+	/**
+	 * What a call does when the store cannot be reached: fail-closed (throw
+	 * IdempotencyStoreException, do not run) or fail-open (run unprotected, log a WARN).
+	 */
+	private StoreUnavailablePolicy storeUnavailable = StoreUnavailablePolicy.FAIL_CLOSED;
+
+	/**
+	 * The longest key accepted, in characters.
+	 */
+	private int maxKeyLength = 255;
+
+	/**
+	 * Order of the @Idempotent advisor among the other advisors of a bean.
+	 */
+	private int aspectOrder = DEFAULT_ASPECT_ORDER;
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public @Nullable IdempotencyBackend getBackend() {
+		return this.backend;
+	}
+
+	public void setBackend(@Nullable IdempotencyBackend backend) {
+		this.backend = backend;
+	}
+
+	public Duration getLeaseTtl() {
+		return this.leaseTtl;
+	}
+
+	public void setLeaseTtl(Duration leaseTtl) {
+		this.leaseTtl = leaseTtl;
+	}
+
+	public boolean isLeaseRenewal() {
+		return this.leaseRenewal;
+	}
+
+	public void setLeaseRenewal(boolean leaseRenewal) {
+		this.leaseRenewal = leaseRenewal;
+	}
+
+	public Duration getRetention() {
+		return this.retention;
+	}
+
+	public void setRetention(Duration retention) {
+		this.retention = retention;
+	}
+
+	public InProgressPolicy getOnInProgress() {
+		return this.onInProgress;
+	}
+
+	public void setOnInProgress(InProgressPolicy onInProgress) {
+		this.onInProgress = onInProgress;
+	}
+
+	public Duration getWaitTimeout() {
+		return this.waitTimeout;
+	}
+
+	public void setWaitTimeout(Duration waitTimeout) {
+		this.waitTimeout = waitTimeout;
+	}
+
+	public StoreUnavailablePolicy getStoreUnavailable() {
+		return this.storeUnavailable;
+	}
+
+	public void setStoreUnavailable(StoreUnavailablePolicy storeUnavailable) {
+		this.storeUnavailable = storeUnavailable;
+	}
+
+	public int getMaxKeyLength() {
+		return this.maxKeyLength;
+	}
+
+	public void setMaxKeyLength(int maxKeyLength) {
+		this.maxKeyLength = maxKeyLength;
+	}
+
+	public int getAspectOrder() {
+		return this.aspectOrder;
+	}
+
+	public void setAspectOrder(int aspectOrder) {
+		this.aspectOrder = aspectOrder;
+	}
+
+	/**
+	 * The engine's settings from these properties.
+	 * @return the settings
+	 * @throws IllegalArgumentException when a value is out of range
+	 */
+	public EngineSettings toEngineSettings() {
+		if (this.onInProgress == InProgressPolicy.DEFAULT) {
+			throw new IllegalArgumentException("idempotency.on-in-progress must be 'wait' or 'reject'");
+		}
+		return new EngineSettings(this.leaseTtl, this.leaseRenewal, this.retention, this.onInProgress,
+				this.waitTimeout, this.storeUnavailable, this.maxKeyLength);
+	}
+
+}

@@ -1,0 +1,31 @@
+package io.github.idempotency.autoconfigure;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.memory.MemoryIdempotencyStore;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnMissingBean(IdempotencyStore.class)
+@Conditional(BackendCondition.class)
+class MemoryStoreConfiguration {
+
+	private static final Log logger = LogFactory.getLog(MemoryStoreConfiguration.class);
+
+	@Bean
+	MemoryIdempotencyStore idempotencyStore(Environment environment) {
+		if (!environment.containsProperty("idempotency.backend")) {
+			logger.warn("No DataSource or Redis connection found and idempotency.backend is not set: using the "
+					+ "in-memory idempotency store. Records are lost on restart and not shared between instances; "
+					+ "set idempotency.backend=jdbc or redis for production.");
+		}
+		return new MemoryIdempotencyStore();
+	}
+
+}

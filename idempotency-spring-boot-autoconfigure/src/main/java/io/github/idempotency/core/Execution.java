@@ -1,0 +1,101 @@
+package io.github.idempotency.core;
+
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.idempotency.IdempotencyContext;
+import io.github.idempotency.store.RecordId;
+
+/**
+ * One run of an idempotent operation that holds (or, fail-open, pretends to hold) a claim:
+ * the {@link IdempotencyContext} its code sees.
+ */
+final class Execution extends IdempotencyContext {
+
+	private final IdempotencyEngine engine;
+
+	private final IdempotentOperation operation;
+
+	private final RecordId id;
+
+	private final String owner;
+
+	private final int attempt;
+
+	private final boolean protectedByStore;
+
+	private volatile @Nullable String recoveryPoint;
+
+	private volatile boolean leaseLost;
+
+	Execution(IdempotencyEngine engine, IdempotentOperation operation, RecordId id, String owner, int attempt,
+			@Nullable String recoveryPoint, boolean protectedByStore) {
+		this.engine = engine;
+		this.operation = operation;
+		this.id = id;
+		this.owner = owner;
+		this.attempt = attempt;
+		this.recoveryPoint = recoveryPoint;
+		this.protectedByStore = protectedByStore;
+	}
+
+	@Nullable IdempotencyContext bind() {
+		return bind(this);
+	}
+
+	static void unbind(@Nullable IdempotencyContext previous) {
+		restore(previous);
+	}
+
+	@Override
+	public String key() {
+		return this.id.key();
+	}
+
+	@Override
+	public String workflow() {
+		return this.id.workflow();
+	}
+
+	@Override
+	public int attempt() {
+		return this.attempt;
+	}
+
+	@Override
+	public Optional<String> recoveryPoint() {
+		return Optional.ofNullable(this.recoveryPoint);
+	}
+
+	@Override
+	public void saveRecoveryPoint(String recoveryPoint) {
+		if (this.protectedByStore) {
+			this.engine.saveRecoveryPoint(this, recoveryPoint);
+		}
+		this.recoveryPoint = recoveryPoint;
+	}
+
+	RecordId id() {
+		return this.id;
+	}
+
+	String owner() {
+		return this.owner;
+	}
+
+	IdempotentOperation operation() {
+		return this.operation;
+	}
+
+	/**
+	 * Records that the claim was lost.
+	 * @return {@code true} the first time only (the loss is counted once)
+	 */
+	boolean markLeaseLost() {
+		boolean first = !this.leaseLost;
+		this.leaseLost = true;
+		return first;
+	}
+
+}

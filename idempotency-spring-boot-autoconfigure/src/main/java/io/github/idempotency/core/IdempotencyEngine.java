@@ -1,0 +1,340 @@
+package io.github.idempotency.core;
+
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
+
+import io.github.idempotency.IdempotencyContext;
+import io.github.idempotency.IdempotencyException;
+import io.github.idempotency.IdempotencyInProgressException;
+import io.github.idempotency.IdempotencyKeyReusedException;
+import io.github.idempotency.IdempotencyLeaseLostException;
+import io.github.idempotency.IdempotencyStoreException;
+import io.github.idempotency.IdempotentFailureReplayedException;
+import io.github.idempotency.InProgressPolicy;
+import io.github.idempotency.store.ClaimRequest;
+import io.github.idempotency.store.ClaimResult;
+import io.github.idempotency.store.IdempotencyRecord;
+import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.RecordId;
+
+/**
+ * Runs the idempotency protocol against an {@link IdempotencyStore}: claim, then run the
+ * operation and complete, fail or release; renew the lease while it runs; wait on or
+ * reject a conflict; replay duplicates and permanent failures. Backend-neutral: the store
+ * only answers atomic steps. The annotation aspect and {@code IdempotencyTemplate} both
+ * come here.
+ */
+public final class IdempotencyEngine implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(IdempotencyEngine.class);
+
+	private static final long FIRST_BACKOFF = TimeUnit.MILLISECONDS.toNanos(5);
+
+	private static final long MAX_BACKOFF = TimeUnit.MILLISECONDS.toNanos(500);
+
+	private final IdempotencyStore store;
+
+	private final JsonMapper jsonMapper;
+
+	private final EngineSettings settings;
+
+	private final IdempotencyObserver observer;
+
+	private final IdempotencyKeys keys;
+
+	private final Fingerprints fingerprints;
+
+	private final LeaseRenewer renewer;
+
+	public IdempotencyEngine(IdempotencyStore store, JsonMapper jsonMapper, EngineSettings settings,
+			IdempotencyObserver observer) {
+		this.store = store;
+		this.jsonMapper = jsonMapper;
+		this.settings = settings;
+		this.observer = observer;
+		this.keys = new IdempotencyKeys(settings.maxKeyLength());
+		this.fingerprints = new Fingerprints(jsonMapper);
+		this.renewer = new LeaseRenewer((lease) -> renew(lease.execution, lease));
+	}
+
+	/**
+	 * Checks and resolves a definition once, ahead of its calls.
+	 * @param definition the operation's fixed part
+	 * @return the prepared operation
+	 * @throws IllegalStateException when the result type cannot be written and read back
+	 */
+	public IdempotentOperation prepare(OperationDefinition definition) {
+		return new IdempotentOperation(definition, ResultCodec.forType(this.jsonMapper, definition.resultType()),
+				this.settings);
+	}
+
+	/**
+	 * Runs {@code action} once for {@code key}, or answers as the stored record says.
+	 * @param operation the prepared operation
+	 * @param key the key value (converted and validated here)
+	 * @param payload the payload to fingerprint, when the operation is fingerprinted
+	 * @param action the operation's body
+	 * @return the result of this run or the stored result of an earlier one
+	 * @throws Throwable what {@code action} threw (unchanged), or an
+	 * {@link IdempotencyException}
+	 */
+	public @Nullable Object execute(IdempotentOperation operation, @Nullable Object key, @Nullable Object payload,
+			Action action) throws Throwable {
+		String workflow = operation.workflow();
+		RecordId id;
+		try {
+			id = new RecordId(workflow, this.keys.toKey(workflow, key));
+		}
+		catch (IdempotencyException ex) {
+			this.observer.onRequest(workflow, Outcome.INVALID_KEY);
+			throw ex;
+		}
+		String fingerprint = operation.fingerprinted() ? this.fingerprints.of(payload) : null;
+		ClaimRequest request = new ClaimRequest(id, UUID.randomUUID().toString(), fingerprint, operation.leaseTtl(),
+				operation.retention(), !operation.codec().isVoid());
+		boolean conflicted = false;
+		long deadline = 0;
+		long backoff = FIRST_BACKOFF;
+		while (true) {
+			ClaimResult claim;
+			long start = System.nanoTime();
+			try {
+				claim = this.store.claim(request);
+				this.observer.onStoreCall(StoreOperation.CLAIM, System.nanoTime() - start, true);
+			}
+			catch (RuntimeException ex) {
+				this.observer.onStoreCall(StoreOperation.CLAIM, System.nanoTime() - start, false);
+				return storeUnavailable(operation, id, request.owner(), ex, action);
+			}
+			IdempotencyRecord record = claim.record();
+			switch (claim.outcome()) {
+				case ACQUIRED -> {
+					if (claim.isTakeover()) {
+						this.observer.onTakeover(workflow);
+						logger.info("Taking over " + id + " (attempt " + record.attempt() + ") after its lease ran out");
+					}
+					this.observer.onRequest(workflow, Outcome.MISS);
+					Execution execution = new Execution(this, operation, id, request.owner(), record.attempt(),
+							record.recoveryPoint(), true);
+					return run(execution, claim.leaseBound(), action);
+				}
+				case DUPLICATE -> {
+					return replay(operation, id, record);
+				}
+				case FAILED -> {
+					this.observer.onRequest(workflow, Outcome.FAILED);
+					throw new IdempotentFailureReplayedException(workflow, String.valueOf(record.errorType()),
+							record.errorMessage());
+				}
+				case MISMATCH -> {
+					this.observer.onRequest(workflow, Outcome.MISMATCH);
+					throw new IdempotencyKeyReusedException("The idempotency key of '" + workflow
+							+ "' was used before with a different payload; the operation was not run");
+				}
+				case IN_PROGRESS -> {
+					if (!conflicted) {
+						conflicted = true;
+						this.observer.onConflict(workflow);
+						deadline = System.nanoTime() + this.settings.waitTimeout().toNanos();
+					}
+					long remaining = deadline - System.nanoTime();
+					if (operation.onInProgress() == InProgressPolicy.REJECT || remaining <= 0
+							|| !pause(Math.min(backoff, remaining))) {
+						this.observer.onRequest(workflow, Outcome.CONFLICT);
+						throw new IdempotencyInProgressException("The idempotency key of '" + workflow
+								+ "' is being processed by another run (attempt " + record.attempt() + ")");
+					}
+					backoff = Math.min(backoff * 2, MAX_BACKOFF);
+				}
+			}
+		}
+	}
+
+	/**
+	 * The store behind this engine.
+	 * @return the store
+	 */
+	public IdempotencyStore store() {
+		return this.store;
+	}
+
+	/**
+	 * The settings of this engine.
+	 * @return the settings
+	 */
+	public EngineSettings settings() {
+		return this.settings;
+	}
+
+	@Override
+	public void close() {
+		this.renewer.close();
+	}
+
+	private @Nullable Object run(Execution execution, boolean leaseBound, Action action) throws Throwable {
+		IdempotentOperation operation = execution.operation();
+		LeaseRenewer.Lease lease = (this.settings.leaseRenewal() && leaseBound)
+				? this.renewer.register(execution, operation.leaseTtl()) : null;
+		IdempotencyContext previous = execution.bind();
+		Object result;
+		String response;
+		try {
+			result = action.proceed();
+			response = operation.codec().write(result);
+		}
+		catch (Throwable ex) {
+			Execution.unbind(previous);
+			cancel(lease);
+			finishAfterFailure(execution, ex);
+			throw ex;
+		}
+		Execution.unbind(previous);
+		cancel(lease);
+		complete(execution, response);
+		return result;
+	}
+
+	private void complete(Execution execution, @Nullable String response) {
+		IdempotentOperation operation = execution.operation();
+		boolean completed;
+		long start = System.nanoTime();
+		try {
+			completed = this.store.complete(execution.id(), execution.owner(), response, operation.retention());
+			this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, true);
+		}
+		catch (RuntimeException ex) {
+			this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, false);
+			throw new IdempotencyStoreException("The result of " + execution.id()
+					+ " could not be stored; the operation ran and its record stays in progress until its lease runs out",
+					ex);
+		}
+		if (!completed) {
+			throw leaseLost(execution, "its result was not stored");
+		}
+	}
+
+	private void finishAfterFailure(Execution execution, Throwable failure) {
+		IdempotentOperation operation = execution.operation();
+		boolean permanent = operation.isPermanentFailure(failure);
+		StoreOperation step = permanent ? StoreOperation.FAIL : StoreOperation.RELEASE;
+		long start = System.nanoTime();
+		try {
+			boolean owned = permanent
+					? this.store.fail(execution.id(), execution.owner(), failure.getClass().getName(),
+							failure.getMessage(), operation.retention())
+					: this.store.release(execution.id(), execution.owner());
+			this.observer.onStoreCall(step, System.nanoTime() - start, true);
+			if (!owned) {
+				failure.addSuppressed(leaseLost(execution, "its failure was not recorded"));
+			}
+		}
+		catch (RuntimeException ex) {
+			this.observer.onStoreCall(step, System.nanoTime() - start, false);
+			logger.warn("Could not " + step.tag() + " " + execution.id() + " after it threw " + failure
+					+ "; the key stays in progress until its lease runs out", ex);
+			failure.addSuppressed(new IdempotencyStoreException("Could not " + step.tag() + " " + execution.id(), ex));
+		}
+	}
+
+	private @Nullable Object replay(IdempotentOperation operation, RecordId id, IdempotencyRecord record) {
+		try {
+			Object result = operation.codec().read(record.response());
+			this.observer.onRequest(operation.workflow(), Outcome.HIT);
+			return result;
+		}
+		catch (RuntimeException ex) {
+			this.observer.onRequest(operation.workflow(), Outcome.STORE_ERROR);
+			throw new IdempotencyStoreException(
+					"The stored result of " + id + " cannot be read as " + operation.codec().type() + ": " + ex.getMessage(),
+					ex);
+		}
+	}
+
+	private @Nullable Object storeUnavailable(IdempotentOperation operation, RecordId id, String owner,
+			RuntimeException ex, Action action) throws Throwable {
+		this.observer.onRequest(operation.workflow(), Outcome.STORE_ERROR);
+		if (this.settings.storeUnavailable() == StoreUnavailablePolicy.FAIL_CLOSED) {
+			throw new IdempotencyStoreException("The idempotency store could not claim " + id
+					+ "; the operation was not run (idempotency.store-unavailable=fail-closed)", ex);
+		}
+		logger.warn("The idempotency store could not claim " + id
+				+ "; running the operation unprotected (idempotency.store-unavailable=fail-open): " + ex);
+		Execution execution = new Execution(this, operation, id, owner, 1, null, false);
+		IdempotencyContext previous = execution.bind();
+		try {
+			return action.proceed();
+		}
+		finally {
+			Execution.unbind(previous);
+		}
+	}
+
+	void saveRecoveryPoint(Execution execution, String recoveryPoint) {
+		boolean saved;
+		long start = System.nanoTime();
+		try {
+			saved = this.store.saveRecoveryPoint(execution.id(), execution.owner(), recoveryPoint,
+					execution.operation().leaseTtl());
+			this.observer.onStoreCall(StoreOperation.RENEW, System.nanoTime() - start, true);
+		}
+		catch (RuntimeException ex) {
+			this.observer.onStoreCall(StoreOperation.RENEW, System.nanoTime() - start, false);
+			throw new IdempotencyStoreException("Could not save the recovery point of " + execution.id(), ex);
+		}
+		if (!saved) {
+			throw leaseLost(execution, "its recovery point was not saved");
+		}
+	}
+
+	private boolean renew(Execution execution, LeaseRenewer.Lease lease) {
+		long start = System.nanoTime();
+		try {
+			boolean renewed = this.store.renew(execution.id(), execution.owner(), lease.leaseTtl);
+			this.observer.onStoreCall(StoreOperation.RENEW, System.nanoTime() - start, true);
+			if (!renewed) {
+				logger.warn("The lease of " + execution.id() + " was lost while it ran; its result will not be stored");
+			}
+			return renewed;
+		}
+		catch (RuntimeException ex) {
+			this.observer.onStoreCall(StoreOperation.RENEW, System.nanoTime() - start, false);
+			throw ex;
+		}
+	}
+
+	private IdempotencyLeaseLostException leaseLost(Execution execution, String consequence) {
+		if (execution.markLeaseLost()) {
+			this.observer.onLeaseLost(execution.workflow());
+		}
+		return new IdempotencyLeaseLostException("The claim of " + execution.id() + " (attempt " + execution.attempt()
+				+ ") was taken over by another run; " + consequence);
+	}
+
+	private void cancel(LeaseRenewer.@Nullable Lease lease) {
+		if (lease != null) {
+			this.renewer.cancel(lease);
+		}
+	}
+
+	private static boolean pause(long nanos) {
+		LockSupport.parkNanos(nanos);
+		return !Thread.currentThread().isInterrupted();
+	}
+
+	/**
+	 * The body of an idempotent operation.
+	 */
+	@FunctionalInterface
+	public interface Action {
+
+		@Nullable Object proceed() throws Throwable;
+
+	}
+
+}

@@ -1,0 +1,34 @@
+package io.github.idempotency.store;
+
+import org.springframework.util.Assert;
+
+/**
+ * The answer of {@link IdempotencyStore#claim(ClaimRequest)}: the outcome and the record it
+ * is about, read in the same atomic step.
+ *
+ * @param outcome what the claim found
+ * @param record for {@link ClaimOutcome#ACQUIRED} the record as now stored (its attempt
+ * and recovery point tell a takeover from a first run); otherwise the record found
+ * @param leaseBound {@code false} when the claim is held by something else than its
+ * lease (an enclosing database transaction), so it needs no renewal
+ */
+public record ClaimResult(ClaimOutcome outcome, IdempotencyRecord record, boolean leaseBound) {
+
+	public ClaimResult {
+		Assert.notNull(outcome, "'outcome' must not be null");
+		Assert.notNull(record, "'record' must not be null");
+	}
+
+	public static ClaimResult of(ClaimOutcome outcome, IdempotencyRecord record) {
+		return new ClaimResult(outcome, record, true);
+	}
+
+	/**
+	 * Whether this claim took over an expired lease of an earlier run.
+	 * @return {@code true} for an acquired claim with attempt 2 or more
+	 */
+	public boolean isTakeover() {
+		return this.outcome == ClaimOutcome.ACQUIRED && this.record.attempt() > 1;
+	}
+
+}

@@ -1,0 +1,438 @@
+package io.github.idempotency.store;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The contract every {@link IdempotencyStore} must pass, on its real server. A store's test
+ * is a small subclass that creates the store on the given {@link Clock} (every
+ * time-dependent case moves that clock instead of sleeping):
+ *
+ * <pre class="code">
+ * class PostgresJdbcIdempotencyStoreTest extends IdempotencyStoreContract {
+ *     &#64;Override
+ *     protected IdempotencyStore createStore(Clock clock) {
+ *         return new JdbcIdempotencyStore(dataSource, clock);
+ *     }
+ * }
+ * </pre>
+ *
+ * Each test uses a workflow of its own, so the suite may run against a server shared with
+ * other tests.
+ */
+public abstract class IdempotencyStoreContract {
+
+	protected static final Duration LEASE = Duration.ofSeconds(30);
+
+	protected static final Duration RETENTION = Duration.ofHours(1);
+
+	protected static final int THREADS = 16;
+
+	protected final MutableClock clock = new MutableClock(
+			Instant.now().truncatedTo(ChronoUnit.MILLIS).plus(Duration.ofDays(1)));
+
+	protected IdempotencyStore store;
+
+	protected String workflow;
+
+	/**
+	 * Creates the store under test on {@code clock}.
+	 * @param clock the clock the store must read the time from
+	 * @return the store
+	 */
+	protected abstract IdempotencyStore createStore(Clock clock);
+
+	/**
+	 * Releases what {@link #createStore(Clock)} created. Nothing by default.
+	 * @param store the store
+	 */
+	protected void destroyStore(IdempotencyStore store) {
+	}
+
+	@BeforeEach
+	void createStoreUnderTest() {
+		this.store = createStore(this.clock);
+		this.workflow = "contract-" + UUID.randomUUID();
+	}
+
+	@AfterEach
+	void destroyStoreUnderTest() {
+		destroyStore(this.store);
+	}
+
+	@Test
+	void firstClaimAcquiresAttemptOne() {
+		ClaimResult claim = claim("k1", "owner-1", null);
+		assertThat(claim.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		assertThat(claim.isTakeover()).isFalse();
+		IdempotencyRecord record = claim.record();
+		assertThat(record.id()).isEqualTo(id("k1"));
+		assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS);
+		assertThat(record.owner()).isEqualTo("owner-1");
+		assertThat(record.attempt()).isEqualTo(1);
+		assertThat(record.recoveryPoint()).isNull();
+		assertThat(record.leaseUntil()).isEqualTo(this.clock.instant().plus(LEASE));
+	}
+
+	@Test
+	void secondClaimOfARunningKeyIsInProgress() {
+		claim("k1", "owner-1", null);
+		ClaimResult second = claim("k1", "owner-2", null);
+		assertThat(second.outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
+		assertThat(second.record().owner()).isEqualTo("owner-1");
+		assertThat(second.record().attempt()).isEqualTo(1);
+	}
+
+	@Test
+	void completedKeyIsADuplicateCarryingItsResponse() {
+		claim("k1", "owner-1", null);
+		assertThat(this.store.complete(id("k1"), "owner-1", "{\"amount\":42}", RETENTION)).isTrue();
+		ClaimResult duplicate = claim("k1", "owner-2", null);
+		assertThat(duplicate.outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
+		assertThat(duplicate.record().status()).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(duplicate.record().response()).isEqualTo("{\"amount\":42}");
+		assertThat(duplicate.record().owner()).isEqualTo("owner-1");
+	}
+
+	@Test
+	void voidCompletionStoresNoResponse() {
+		claim("k1", "owner-1", null);
+		assertThat(this.store.complete(id("k1"), "owner-1", null, RETENTION)).isTrue();
+		ClaimResult duplicate = claim("k1", "owner-2", null);
+		assertThat(duplicate.outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
+		assertThat(duplicate.record().response()).isNull();
+	}
+
+	@Test
+	void failedKeyReplaysItsError() {
+		claim("k1", "owner-1", null);
+		assertThat(this.store.fail(id("k1"), "owner-1", "com.example.CardDeclined", "declined: 51", RETENTION))
+			.isTrue();
+		ClaimResult replay = claim("k1", "owner-2", null);
+		assertThat(replay.outcome()).isEqualTo(ClaimOutcome.FAILED);
+		assertThat(replay.record().status()).isEqualTo(RecordStatus.FAILED);
+		assertThat(replay.record().errorType()).isEqualTo("com.example.CardDeclined");
+		assertThat(replay.record().errorMessage()).isEqualTo("declined: 51");
+	}
+
+	@Test
+	void releasedKeyCanBeClaimedAfresh() {
+		claim("k1", "owner-1", null);
+		assertThat(this.store.release(id("k1"), "owner-1")).isTrue();
+		assertThat(this.store.find(id("k1"))).isEmpty();
+		ClaimResult again = claim("k1", "owner-2", null);
+		assertThat(again.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		assertThat(again.record().attempt()).isEqualTo(1);
+	}
+
+	@Test
+	void expiredLeaseIsTakenOverWithTheNextAttemptAndTheRecoveryPoint() {
+		claim("k1", "owner-1", null);
+		assertThat(this.store.saveRecoveryPoint(id("k1"), "owner-1", "stock-reserved", LEASE)).isTrue();
+		this.clock.advance(LEASE.plusSeconds(1));
+		ClaimResult takeover = claim("k1", "owner-2", null);
+		assertThat(takeover.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		assertThat(takeover.isTakeover()).isTrue();
+		assertThat(takeover.record().attempt()).isEqualTo(2);
+		assertThat(takeover.record().owner()).isEqualTo("owner-2");
+		assertThat(takeover.record().recoveryPoint()).isEqualTo("stock-reserved");
+		this.clock.advance(LEASE.plusSeconds(1));
+		assertThat(claim("k1", "owner-3", null).record().attempt()).isEqualTo(3);
+	}
+
+	@Test
+	void leaseIsLiveUntilItsLastMillisecond() {
+		claim("k1", "owner-1", null);
+		this.clock.advance(LEASE.minusMillis(1));
+		assertThat(claim("k1", "owner-2", null).outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
+		this.clock.advance(Duration.ofMillis(1));
+		assertThat(claim("k1", "owner-2", null).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+	}
+
+	@Test
+	void staleOwnerCanNeitherCompleteNorFailNorReleaseNorRenew() {
+		claim("k1", "owner-1", null);
+		this.clock.advance(LEASE.plusSeconds(1));
+		claim("k1", "owner-2", null);
+		assertThat(this.store.complete(id("k1"), "owner-1", "\"late\"", RETENTION)).isFalse();
+		assertThat(this.store.fail(id("k1"), "owner-1", "java.lang.IllegalStateException", "late", RETENTION))
+			.isFalse();
+		assertThat(this.store.release(id("k1"), "owner-1")).isFalse();
+		assertThat(this.store.renew(id("k1"), "owner-1", LEASE)).isFalse();
+		assertThat(this.store.saveRecoveryPoint(id("k1"), "owner-1", "late", LEASE)).isFalse();
+		IdempotencyRecord record = this.store.find(id("k1")).orElseThrow();
+		assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS);
+		assertThat(record.owner()).isEqualTo("owner-2");
+		assertThat(record.recoveryPoint()).isNull();
+		assertThat(this.store.complete(id("k1"), "owner-2", "\"on time\"", RETENTION)).isTrue();
+		assertThat(claim("k1", "owner-3", null).record().response()).isEqualTo("\"on time\"");
+	}
+
+	@Test
+	void finishedRecordsCannotBeChangedByTheirOwner() {
+		claim("k1", "owner-1", null);
+		this.store.complete(id("k1"), "owner-1", "\"first\"", RETENTION);
+		assertThat(this.store.complete(id("k1"), "owner-1", "\"second\"", RETENTION)).isFalse();
+		assertThat(this.store.fail(id("k1"), "owner-1", "x.Y", "no", RETENTION)).isFalse();
+		assertThat(this.store.release(id("k1"), "owner-1")).isFalse();
+		assertThat(this.store.renew(id("k1"), "owner-1", LEASE)).isFalse();
+		IdempotencyRecord record = this.store.find(id("k1")).orElseThrow();
+		assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(record.response()).isEqualTo("\"first\"");
+	}
+
+	@Test
+	void unknownKeyCannotBeCompletedOrReleased() {
+		assertThat(this.store.complete(id("nope"), "owner-1", "1", RETENTION)).isFalse();
+		assertThat(this.store.release(id("nope"), "owner-1")).isFalse();
+		assertThat(this.store.renew(id("nope"), "owner-1", LEASE)).isFalse();
+		assertThat(this.store.find(id("nope"))).isEmpty();
+	}
+
+	@Test
+	void renewalKeepsARunningClaimFromBeingTakenOver() {
+		claim("k1", "owner-1", null);
+		this.clock.advance(LEASE.dividedBy(3).multipliedBy(2));
+		assertThat(this.store.renew(id("k1"), "owner-1", LEASE)).isTrue();
+		this.clock.advance(LEASE.dividedBy(3).multipliedBy(2));
+		ClaimResult other = claim("k1", "owner-2", null);
+		assertThat(other.outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
+		assertThat(other.record().leaseUntil()).isAfter(this.clock.instant());
+	}
+
+	@Test
+	void recoveryPointIsStoredAndRenewsTheLease() {
+		claim("k1", "owner-1", null);
+		this.clock.advance(LEASE.minusSeconds(1));
+		assertThat(this.store.saveRecoveryPoint(id("k1"), "owner-1", "step-1", LEASE)).isTrue();
+		this.clock.advance(Duration.ofSeconds(5));
+		assertThat(claim("k1", "owner-2", null).outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
+		assertThat(this.store.saveRecoveryPoint(id("k1"), "owner-1", "step-2", LEASE)).isTrue();
+		IdempotencyRecord record = this.store.find(id("k1")).orElseThrow();
+		assertThat(record.recoveryPoint()).isEqualTo("step-2");
+		assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS);
+	}
+
+	@Test
+	void finishedRecordExpiresAfterItsRetention() {
+		claim("k1", "owner-1", null);
+		this.store.complete(id("k1"), "owner-1", "1", RETENTION);
+		this.clock.advance(RETENTION.minusSeconds(1));
+		assertThat(claim("k1", "owner-2", null).outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
+		this.clock.advance(Duration.ofSeconds(2));
+		assertThat(this.store.find(id("k1"))).isEmpty();
+		ClaimResult fresh = claim("k1", "owner-3", null);
+		assertThat(fresh.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		assertThat(fresh.record().attempt()).isEqualTo(1);
+	}
+
+	@Test
+	void failedRecordExpiresAfterItsRetention() {
+		claim("k1", "owner-1", null);
+		this.store.fail(id("k1"), "owner-1", "x.Y", null, RETENTION);
+		this.clock.advance(RETENTION.plusSeconds(1));
+		assertThat(claim("k1", "owner-2", null).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+	}
+
+	@Test
+	void workflowsAreIsolated() {
+		String other = this.workflow + "-other";
+		assertThat(claim("k1", "owner-1", null).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		assertThat(this.store.claim(request(new RecordId(other, "k1"), "owner-2", null)).outcome())
+			.isEqualTo(ClaimOutcome.ACQUIRED);
+		this.store.complete(id("k1"), "owner-1", "1", RETENTION);
+		assertThat(this.store.claim(request(new RecordId(other, "k1"), "owner-3", null)).outcome())
+			.isEqualTo(ClaimOutcome.IN_PROGRESS);
+	}
+
+	@Test
+	void workflowAndKeyNeverRunTogether() {
+		RecordId first = new RecordId(this.workflow + ":a", "b");
+		RecordId second = new RecordId(this.workflow, "a:b");
+		RecordId third = new RecordId(this.workflow + ":a:b", "c");
+		RecordId fourth = new RecordId(this.workflow + ":a", "b:c");
+		for (RecordId id : List.of(first, second, third, fourth)) {
+			assertThat(this.store.claim(request(id, "owner-" + id, null)).outcome()).as(id.toString())
+				.isEqualTo(ClaimOutcome.ACQUIRED);
+		}
+	}
+
+	@Test
+	void keyReusedWithAnotherPayloadIsAMismatchWhateverTheState() {
+		claim("k1", "owner-1", "fp-1");
+		assertThat(claim("k1", "owner-2", "fp-2").outcome()).isEqualTo(ClaimOutcome.MISMATCH);
+		assertThat(claim("k1", "owner-2", "fp-1").outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
+		this.clock.advance(LEASE.plusSeconds(1));
+		assertThat(claim("k1", "owner-2", "fp-2").outcome()).isEqualTo(ClaimOutcome.MISMATCH);
+		ClaimResult takeover = claim("k1", "owner-3", "fp-1");
+		assertThat(takeover.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		this.store.complete(id("k1"), "owner-3", "1", RETENTION);
+		ClaimResult mismatch = claim("k1", "owner-4", "fp-2");
+		assertThat(mismatch.outcome()).isEqualTo(ClaimOutcome.MISMATCH);
+		assertThat(mismatch.record().fingerprint()).isEqualTo("fp-1");
+		assertThat(claim("k1", "owner-4", "fp-1").outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
+	}
+
+	@Test
+	void findReadsEveryFieldAndDeleteRemovesWhateverTheOwner() {
+		Instant claimedAt = this.clock.instant();
+		claim("k1", "owner-1", "fp-1");
+		this.clock.advance(Duration.ofSeconds(2));
+		this.store.complete(id("k1"), "owner-1", "{\"ok\":true}", RETENTION);
+		IdempotencyRecord record = this.store.find(id("k1")).orElseThrow();
+		assertThat(record.id()).isEqualTo(id("k1"));
+		assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(record.fingerprint()).isEqualTo("fp-1");
+		assertThat(record.owner()).isEqualTo("owner-1");
+		assertThat(record.attempt()).isEqualTo(1);
+		assertThat(record.response()).isEqualTo("{\"ok\":true}");
+		assertThat(record.createdAt()).isEqualTo(claimedAt);
+		assertThat(record.updatedAt()).isEqualTo(this.clock.instant());
+		assertThat(record.expiresAt()).isEqualTo(this.clock.instant().plus(RETENTION));
+		assertThat(this.store.delete(id("k1"))).isTrue();
+		assertThat(this.store.delete(id("k1"))).isFalse();
+		assertThat(this.store.find(id("k1"))).isEmpty();
+	}
+
+	@Test
+	void keysAndResponsesAreStoredExactly() {
+		String key = "ключ-🔑-" + "x".repeat(230);
+		String response = "\"" + "é€😀".repeat(100_000) + "\"";
+		assertThat(claim(key, "owner-1", null).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		assertThat(this.store.complete(id(key), "owner-1", response, RETENTION)).isTrue();
+		ClaimResult duplicate = claim(key, "owner-2", null);
+		assertThat(duplicate.record().id().key()).isEqualTo(key);
+		assertThat(duplicate.record().response()).isEqualTo(response);
+		assertThat(claim(key.substring(0, key.length() - 1), "owner-3", null).outcome())
+			.isEqualTo(ClaimOutcome.ACQUIRED);
+	}
+
+	@Test
+	void racingClaimsOfOneKeyAcquireItOnce() throws Exception {
+		for (int round = 0; round < 10; round++) {
+			String key = "race-" + round;
+			List<ClaimResult> results = race(THREADS, (thread) -> claim(key, "owner-" + thread, null));
+			assertThat(results).filteredOn((result) -> result.outcome() == ClaimOutcome.ACQUIRED).hasSize(1);
+			assertThat(results).filteredOn((result) -> result.outcome() == ClaimOutcome.IN_PROGRESS)
+				.hasSize(THREADS - 1);
+		}
+	}
+
+	@Test
+	void racingTakeoversOfAnExpiredLeaseSucceedOnce() throws Exception {
+		for (int round = 0; round < 5; round++) {
+			String key = "takeover-" + round;
+			claim(key, "crashed", null);
+			this.clock.advance(LEASE.plusSeconds(1));
+			List<ClaimResult> results = race(THREADS, (thread) -> claim(key, "owner-" + thread, null));
+			assertThat(results).filteredOn((result) -> result.outcome() == ClaimOutcome.ACQUIRED)
+				.singleElement()
+				.satisfies((result) -> assertThat(result.record().attempt()).isEqualTo(2));
+		}
+	}
+
+	@Test
+	void racingCompletionsAndDuplicatesNeverRunAKeyTwice() throws Exception {
+		int keys = 20;
+		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		race(THREADS, (thread) -> {
+			ThreadLocalRandom random = ThreadLocalRandom.current();
+			for (int i = 0; i < 60; i++) {
+				String key = "fuzz-" + random.nextInt(keys);
+				String owner = "owner-" + thread + "-" + i;
+				ClaimResult claim = claim(key, owner, null);
+				if (claim.outcome() == ClaimOutcome.ACQUIRED) {
+					runs.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet();
+					assertThat(this.store.complete(id(key), owner, "\"" + owner + "\"", RETENTION)).isTrue();
+				}
+				else if (claim.outcome() == ClaimOutcome.DUPLICATE) {
+					assertThat(claim.record().response()).startsWith("\"owner-");
+				}
+				else {
+					assertThat(claim.outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
+				}
+			}
+			return null;
+		});
+		assertThat(runs.values()).allSatisfy((count) -> assertThat(count.get()).isEqualTo(1));
+		for (String key : runs.keySet()) {
+			assertThat(this.store.find(id(key)).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+		}
+	}
+
+	protected RecordId id(String key) {
+		return new RecordId(this.workflow, key);
+	}
+
+	protected ClaimRequest request(RecordId id, String owner, @Nullable String fingerprint) {
+		return new ClaimRequest(id, owner, fingerprint, LEASE, RETENTION, true);
+	}
+
+	protected ClaimResult claim(String key, String owner, @Nullable String fingerprint) {
+		return this.store.claim(request(id(key), owner, fingerprint));
+	}
+
+	/**
+	 * Runs {@code task} on {@code threads} threads released at the same instant.
+	 * @param <T> the result type
+	 * @param threads how many threads
+	 * @param task what each thread does, given its number
+	 * @return the results, in thread order
+	 * @throws Exception what a task threw
+	 */
+	protected <T> List<T> race(int threads, ThreadTask<T> task) throws Exception {
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			CountDownLatch ready = new CountDownLatch(threads);
+			CountDownLatch go = new CountDownLatch(1);
+			List<Future<T>> futures = new ArrayList<>();
+			for (int i = 0; i < threads; i++) {
+				int thread = i;
+				futures.add(executor.submit(() -> {
+					ready.countDown();
+					go.await();
+					return task.run(thread);
+				}));
+			}
+			ready.await();
+			go.countDown();
+			List<T> results = new ArrayList<>();
+			for (Future<T> future : futures) {
+				results.add(future.get(60, TimeUnit.SECONDS));
+			}
+			return results;
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	@FunctionalInterface
+	protected interface ThreadTask<T> {
+
+		T run(int thread) throws Exception;
+
+	}
+
+}
