@@ -1,0 +1,76 @@
+package io.github.idempotency.testsupport;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.idempotency.store.ClaimRequest;
+import io.github.idempotency.store.ClaimResult;
+import io.github.idempotency.store.IdempotencyRecord;
+import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.RecordId;
+
+/**
+ * A store whose server cannot be reached: every step throws, as a client does on a refused
+ * connection. For the engine's own tests; stores' outages are tested on real servers.
+ */
+public final class UnreachableIdempotencyStore implements IdempotencyStore {
+
+	private final String backend;
+
+	public UnreachableIdempotencyStore(String backend) {
+		this.backend = backend;
+	}
+
+	private static IllegalStateException refused() {
+		return new IllegalStateException("connection refused");
+	}
+
+	@Override
+	public ClaimResult claim(ClaimRequest request) {
+		throw refused();
+	}
+
+	@Override
+	public boolean complete(RecordId id, String owner, @Nullable String response, Duration retention) {
+		throw refused();
+	}
+
+	@Override
+	public boolean fail(RecordId id, String owner, String errorType, @Nullable String errorMessage,
+			Duration retention) {
+		throw refused();
+	}
+
+	@Override
+	public boolean release(RecordId id, String owner) {
+		throw refused();
+	}
+
+	@Override
+	public boolean renew(RecordId id, String owner, Duration leaseTtl) {
+		throw refused();
+	}
+
+	@Override
+	public boolean saveRecoveryPoint(RecordId id, String owner, String recoveryPoint, Duration leaseTtl) {
+		throw refused();
+	}
+
+	@Override
+	public Optional<IdempotencyRecord> find(RecordId id) {
+		throw refused();
+	}
+
+	@Override
+	public boolean delete(RecordId id) {
+		throw refused();
+	}
+
+	@Override
+	public String backend() {
+		return this.backend;
+	}
+
+}
