@@ -1,11 +1,13 @@
 package io.github.idempotency.autoconfigure;
 
+import java.util.Arrays;
 import java.util.Locale;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.autoconfigure.condition.ConditionMessage;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
-import org.springframework.boot.context.properties.bind.BindResult;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.type.AnnotatedTypeMetadata;
@@ -14,7 +16,7 @@ import org.springframework.core.type.ClassMetadata;
 /**
  * Matches a store configuration when {@code idempotency.backend} names its backend, or is
  * unset (then the order of the configurations and their bean conditions detect the
- * store). A value that is not a backend fails the binding, naming the accepted values.
+ * store). A value that names no backend fails the start, naming the accepted values.
  */
 class BackendCondition extends SpringBootCondition {
 
@@ -23,17 +25,37 @@ class BackendCondition extends SpringBootCondition {
 		String sourceClass = (metadata instanceof ClassMetadata classMetadata) ? classMetadata.getClassName() : "";
 		IdempotencyBackend required = StoreConfigurations.backendOf(sourceClass);
 		ConditionMessage.Builder message = ConditionMessage.forCondition("Idempotency backend", sourceClass);
-		BindResult<IdempotencyBackend> specified = Binder.get(context.getEnvironment())
-			.bind("idempotency.backend", IdempotencyBackend.class);
-		if (!specified.isBound()) {
+		IdempotencyBackend specified = specified(context);
+		if (specified == null) {
 			return (required == IdempotencyBackend.HYBRID)
 					? ConditionOutcome.noMatch(message.because("hybrid is only used when named"))
 					: ConditionOutcome.match(message.because("idempotency.backend is unset: detecting"));
 		}
-		if (specified.get() == required) {
+		if (specified == required) {
 			return ConditionOutcome.match(message.because(name(required) + " backend"));
 		}
-		return ConditionOutcome.noMatch(message.because(name(specified.get()) + " backend"));
+		return ConditionOutcome.noMatch(message.because(name(specified) + " backend"));
+	}
+
+	/**
+	 * The backend {@code idempotency.backend} names.
+	 * @param context the condition context
+	 * @return the backend, or {@code null} when the property is unset
+	 * @throws IllegalStateException when the value names no backend
+	 */
+	static @Nullable IdempotencyBackend specified(ConditionContext context) {
+		String value = Binder.get(context.getEnvironment()).bind("idempotency.backend", String.class).orElse(null);
+		if (value == null || value.isBlank()) {
+			return null;
+		}
+		for (IdempotencyBackend backend : IdempotencyBackend.values()) {
+			if (backend.name().equalsIgnoreCase(value.trim())) {
+				return backend;
+			}
+		}
+		throw new IllegalStateException("idempotency.backend='" + value + "' names no backend: use one of "
+				+ Arrays.stream(IdempotencyBackend.values()).map(BackendCondition::name).toList()
+				+ ", or leave it unset to detect the store");
 	}
 
 	private static String name(IdempotencyBackend backend) {

@@ -1,0 +1,139 @@
+package io.github.idempotency.autoconfigure;
+
+import java.time.Duration;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.github.idempotency.IdempotencyTemplate;
+import io.github.idempotency.InProgressPolicy;
+import io.github.idempotency.aop.IdempotentAdvisor;
+import io.github.idempotency.core.EngineSettings;
+import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.core.IdempotencyObserver;
+import io.github.idempotency.core.StoreUnavailablePolicy;
+import io.github.idempotency.metrics.MicrometerIdempotencyObserver;
+import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.memory.MemoryIdempotencyStore;
+import io.github.idempotency.testsupport.UnreachableIdempotencyStore;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * One fact of the auto-configuration per test.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class IdempotencyAutoConfigurationTest {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner().withConfiguration(AutoConfigurations
+		.of(AopAutoConfiguration.class, JacksonAutoConfiguration.class, IdempotencyAutoConfiguration.class));
+
+	@Test
+	void withNothingConfiguredTheMemoryStoreIsUsedWithAWarning(CapturedOutput output) {
+		this.runner.run((context) -> {
+			assertThat(context).hasSingleBean(MemoryIdempotencyStore.class)
+				.hasSingleBean(IdempotencyEngine.class)
+				.hasSingleBean(IdempotencyTemplate.class)
+				.hasSingleBean(IdempotentAdvisor.class);
+			assertThat(output).contains("using the in-memory idempotency store");
+		});
+	}
+
+	@Test
+	void namingTheMemoryBackendLogsNoWarning(CapturedOutput output) {
+		this.runner.withPropertyValues("idempotency.backend=memory").run((context) -> {
+			assertThat(context).hasSingleBean(MemoryIdempotencyStore.class);
+			assertThat(output).doesNotContain("using the in-memory idempotency store");
+		});
+	}
+
+	@Test
+	void aUsersStoreBeanWins() {
+		this.runner.withPropertyValues("idempotency.backend=memory")
+			.withBean("myStore", IdempotencyStore.class, () -> new UnreachableIdempotencyStore("custom"))
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(MemoryIdempotencyStore.class);
+				assertThat(context.getBean(IdempotencyEngine.class).store())
+					.isInstanceOf(UnreachableIdempotencyStore.class);
+			});
+	}
+
+	@Test
+	void disabledCreatesNothing() {
+		this.runner.withPropertyValues("idempotency.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(IdempotencyEngine.class)
+				.doesNotHaveBean(IdempotencyStore.class)
+				.doesNotHaveBean(IdempotentAdvisor.class));
+	}
+
+	@Test
+	void anUnknownBackendFailsTheStartNamingTheValue() {
+		this.runner.withPropertyValues("idempotency.backend=mongo").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessage("idempotency.backend='mongo' names no backend: use one of [jdbc, redis, hybrid, memory],"
+						+ " or leave it unset to detect the store");
+		});
+	}
+
+	@Test
+	void aBackendWithoutItsConnectionFailsTheStartSayingWhatIsMissing() {
+		this.runner.withPropertyValues("idempotency.backend=redis").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("No IdempotencyStore for idempotency.backend=REDIS")
+				.hasMessageContaining("RedisConnectionFactory");
+		});
+	}
+
+	@Test
+	void propertiesReachTheEngine() {
+		this.runner
+			.withPropertyValues("idempotency.lease-ttl=10s", "idempotency.lease-renewal=false",
+					"idempotency.retention=2d", "idempotency.on-in-progress=reject", "idempotency.wait-timeout=5s",
+					"idempotency.store-unavailable=fail-open", "idempotency.max-key-length=64")
+			.run((context) -> assertThat(context.getBean(IdempotencyEngine.class).settings())
+				.isEqualTo(new EngineSettings(Duration.ofSeconds(10), false, Duration.ofDays(2), InProgressPolicy.REJECT,
+						Duration.ofSeconds(5), StoreUnavailablePolicy.FAIL_OPEN, 64)));
+	}
+
+	@Test
+	void durationsWithoutUnitsAreSecondsAndRetentionDays() {
+		this.runner.withPropertyValues("idempotency.lease-ttl=10", "idempotency.retention=3")
+			.run((context) -> assertThat(context.getBean(IdempotencyEngine.class).settings())
+				.satisfies((settings) -> {
+					assertThat(settings.leaseTtl()).isEqualTo(Duration.ofSeconds(10));
+					assertThat(settings.retention()).isEqualTo(Duration.ofDays(3));
+				}));
+	}
+
+	@Test
+	void onInProgressDefaultIsNotAValidPropertyValue() {
+		this.runner.withPropertyValues("idempotency.on-in-progress=default").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("idempotency.on-in-progress must be 'wait' or 'reject'");
+		});
+	}
+
+	@Test
+	void withAMeterRegistryTheMetersAreRecorded() {
+		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+			.run((context) -> assertThat(context).getBean(IdempotencyObserver.class)
+				.isInstanceOf(MicrometerIdempotencyObserver.class));
+	}
+
+	@Test
+	void withoutAMeterRegistryNothingIsRecorded() {
+		this.runner.run((context) -> assertThat(context).doesNotHaveBean(IdempotencyObserver.class));
+	}
+
+}
