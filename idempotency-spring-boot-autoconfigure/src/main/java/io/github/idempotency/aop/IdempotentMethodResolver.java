@@ -49,9 +49,12 @@ public class IdempotentMethodResolver {
 
 	private final @Nullable BeanFactory beanFactory;
 
+	private final @Nullable BeanFactoryResolver beanResolver;
+
 	public IdempotentMethodResolver(IdempotencyEngine engine, @Nullable BeanFactory beanFactory) {
 		this.engine = engine;
 		this.beanFactory = beanFactory;
+		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
 		ClassLoader classLoader = (beanFactory instanceof ConfigurableBeanFactory configurable)
 				? configurable.getBeanClassLoader() : ClassUtils.getDefaultClassLoader();
 		this.parser = new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED, classLoader));
@@ -90,8 +93,8 @@ public class IdempotentMethodResolver {
 	EvaluationContext evaluationContext(IdempotentMethod method, @Nullable Object[] arguments) {
 		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(null, method.method(), arguments,
 				this.parameterNames);
-		if (this.beanFactory != null) {
-			context.setBeanResolver(new BeanFactoryResolver(this.beanFactory));
+		if (this.beanResolver != null) {
+			context.setBeanResolver(this.beanResolver);
 		}
 		return context;
 	}

@@ -2,6 +2,7 @@ package io.github.idempotency.core;
 
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import org.apache.commons.logging.Log;
@@ -52,6 +53,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private final LeaseRenewer renewer;
 
+	private final String instanceId = UUID.randomUUID().toString();
+
+	private final AtomicLong claims = new AtomicLong();
+
 	public IdempotencyEngine(IdempotencyStore store, JsonMapper jsonMapper, EngineSettings settings,
 			IdempotencyObserver observer) {
 		this.store = store;
@@ -96,7 +101,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 			throw ex;
 		}
 		String fingerprint = operation.fingerprinted() ? this.fingerprints.of(payload) : null;
-		ClaimRequest request = new ClaimRequest(id, UUID.randomUUID().toString(), fingerprint, operation.leaseTtl(),
+		ClaimRequest request = new ClaimRequest(id, nextOwner(), fingerprint, operation.leaseTtl(),
 				operation.retention(), !operation.codec().isVoid());
 		boolean conflicted = false;
 		long deadline = 0;
@@ -320,6 +325,14 @@ public final class IdempotencyEngine implements AutoCloseable {
 		if (lease != null) {
 			this.renewer.cancel(lease);
 		}
+	}
+
+	/**
+	 * A fencing token unique to one claim: this engine's random id and a counter (cheaper
+	 * than a random UUID per call, and as unique).
+	 */
+	private String nextOwner() {
+		return this.instanceId + "-" + this.claims.incrementAndGet();
 	}
 
 	private static boolean pause(long nanos) {
