@@ -22,6 +22,11 @@ public final class RedisConnections {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(2);
 
+	/** Shared by every factory of the test JVM (a factory does not shut down given resources). */
+	private static final ClientResources RESOURCES = ClientResources.builder()
+		.reconnectDelay(Delay.constant(Duration.ofMillis(100)))
+		.build();
+
 	private RedisConnections() {
 	}
 
@@ -52,7 +57,7 @@ public final class RedisConnections {
 		return LettuceClientConfiguration.builder()
 			.commandTimeout(TIMEOUT)
 			.clientOptions(options)
-			.clientResources(ClientResources.builder().reconnectDelay(Delay.constant(Duration.ofMillis(100))).build())
+			.clientResources(RESOURCES)
 			.build();
 	}
 
