@@ -6,6 +6,8 @@ import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.awaitility.Awaitility.await;
@@ -20,9 +22,16 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private final File directory;
 
+	private final List<String> options;
+
 	private Process process;
 
-	public RedisServerProcess() {
+	/**
+	 * A server with {@code options} added to its command line.
+	 * @param options such as {@code "--replicaof", "127.0.0.1", "6380"}
+	 */
+	public RedisServerProcess(String... options) {
+		this.options = List.of(options);
 		this.port = sparePort();
 		try {
 			this.directory = Files.createTempDirectory("idempotency-redis-").toFile();
@@ -30,6 +39,10 @@ public final class RedisServerProcess implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+	}
+
+	public int port() {
+		return this.port;
 	}
 
 	public String url() {
@@ -42,8 +55,10 @@ public final class RedisServerProcess implements AutoCloseable {
 	 */
 	public RedisServerProcess start() {
 		try {
-			this.process = new ProcessBuilder("redis-server", "--port", String.valueOf(this.port), "--bind",
-					"127.0.0.1", "--save", "", "--appendonly", "no", "--dir", this.directory.getPath())
+			List<String> command = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(this.port), "--bind",
+					"127.0.0.1", "--save", "", "--appendonly", "no", "--dir", this.directory.getPath()));
+			command.addAll(this.options);
+			this.process = new ProcessBuilder(command)
 				.redirectErrorStream(true)
 				.redirectOutput(new File(this.directory, "redis.log"))
 				.start();

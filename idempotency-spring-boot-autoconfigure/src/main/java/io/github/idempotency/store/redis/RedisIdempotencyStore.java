@@ -9,7 +9,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -23,7 +27,7 @@ import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisOperations;
@@ -82,6 +86,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	private Duration waitTimeout = Duration.ofSeconds(1);
 
+	private final AtomicBoolean clusterWarned = new AtomicBoolean();
+
 	/**
 	 * Creates a store on the application's connection factory.
 	 * @param connectionFactory the Redis connections
@@ -97,8 +103,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	/**
 	 * Makes completions and failures wait until {@code replicas} replicas acknowledged
-	 * them, up to {@code timeout} (Redis {@code WAIT}). Not on Redis Cluster, where the
-	 * command would not run on the connection that wrote the record.
+	 * them, up to {@code timeout} (Redis {@code WAIT}). Ignored, with a WARN, on Redis
+	 * Cluster, where the command would not run on the connection that wrote the record.
 	 * @param replicas how many replicas, 0 not to wait
 	 * @param timeout the longest wait
 	 */
@@ -222,16 +228,28 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	}
 
 	private void waitForReplicas(RedisOperations<?, ?> operations, RecordId id) {
-		Object acknowledged = operations.execute((RedisCallback<Object>) (connection) -> wait(connection));
-		if (!(acknowledged instanceof Long count) || count < this.waitReplicas) {
+		Object acknowledged = operations.execute((RedisCallback<Object>) (connection) -> {
+			if (connection instanceof RedisClusterConnection) {
+				return null;
+			}
+			long timeout = this.waitTimeout.toMillis();
+			if (connection.getNativeConnection() instanceof BaseRedisAsyncCommands<?, ?> lettuce) {
+				// the connection Spring Data Redis's Lettuce connection sends its commands on
+				return LettuceFutures.awaitOrCancel(lettuce.waitForReplication(this.waitReplicas, timeout),
+						timeout + 5000, TimeUnit.MILLISECONDS);
+			}
+			return connection.execute("WAIT", bytes(String.valueOf(this.waitReplicas)), bytes(String.valueOf(timeout)));
+		});
+		if (acknowledged == null) {
+			if (this.clusterWarned.compareAndSet(false, true)) {
+				logger.warn("idempotency.redis.wait-replicas is ignored on Redis Cluster: WAIT would not run on "
+						+ "the connection that wrote the record");
+			}
+		}
+		else if (!(acknowledged instanceof Long count) || count < this.waitReplicas) {
 			logger.warn("Only " + acknowledged + " of " + this.waitReplicas + " Redis replicas acknowledged " + id
 					+ " within " + this.waitTimeout + "; a failover now could lose it");
 		}
-	}
-
-	private @Nullable Object wait(RedisConnection connection) {
-		return connection.execute("WAIT", bytes(String.valueOf(this.waitReplicas)),
-				bytes(String.valueOf(this.waitTimeout.toMillis())));
 	}
 
 	private List<String> finished(RecordStatus status, long now, Duration retention) {
