@@ -1,5 +1,8 @@
 package io.github.idempotency.autoconfigure;
 
+import javax.sql.DataSource;
+
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.core.IdempotencyEngine;
@@ -73,9 +76,26 @@ class RedisStoreAutoConfigurationTest {
 	}
 
 	@Test
+	void hybridStopsAtItsSourceOfTruthSeamUntilTheJdbcStoreJoins() {
+		this.withRedis.withBean(DataSource.class, RedisStoreAutoConfigurationTest::dataSource)
+			.withPropertyValues("idempotency.backend=hybrid")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessageContaining("needs the jdbc store as its source of truth");
+			});
+	}
+
+	@Test
 	void aUsersStoreBeanWinsOverRedis() {
 		this.withRedis.withBean("myStore", IdempotencyStore.class, MemoryIdempotencyStore::new)
 			.run((context) -> assertThat(context).doesNotHaveBean(RedisIdempotencyStore.class));
+	}
+
+	private static DataSource dataSource() {
+		JdbcDataSource dataSource = new JdbcDataSource();
+		dataSource.setURL("jdbc:h2:mem:hybrid");
+		return dataSource;
 	}
 
 	private static LettuceConnectionFactory connectionFactory() {

@@ -92,6 +92,8 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 	public HybridIdempotencyStore(IdempotencyStore sourceOfTruth, RedisConnectionFactory connectionFactory,
 			String keyPrefix, Duration cacheTtl, Clock clock) {
 		Assert.hasText(keyPrefix, "'keyPrefix' must not be empty");
+		Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
+				"'keyPrefix' must not contain braces: they would move the cluster hash tag");
 		Assert.isTrue(!cacheTtl.isNegative() && !cacheTtl.isZero(), "'cacheTtl' must be positive");
 		this.sourceOfTruth = sourceOfTruth;
 		this.redis = new StringRedisTemplate(connectionFactory);

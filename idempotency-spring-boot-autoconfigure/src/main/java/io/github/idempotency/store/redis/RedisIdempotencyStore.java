@@ -42,9 +42,12 @@ import org.springframework.util.Assert;
  * <p>
  * The hash of a record is {@code <prefix>:{<workflow length>:<workflow>:<key>}}: the
  * length keeps workflow and key apart (no two pairs give the same text), and the braces
- * are a Redis Cluster hash tag, so a record lives in one slot. Claim, complete, fail,
- * release, renew and save-recovery-point are Lua scripts (resources next to this class),
- * one round trip each, fenced by owner; Spring Data Redis sends them with
+ * are a Redis Cluster hash tag over the whole record id (a closing brace inside the
+ * workflow or key ends the tag early, which is harmless: every script touches one key).
+ * Claim, complete, fail, release, renew and save-recovery-point are Lua scripts
+ * (resources next to this class: {@code claim.lua}, {@code finish.lua} for complete and
+ * fail, {@code release.lua}, {@code renew.lua} for renew and save-recovery-point), one
+ * round trip each, fenced by owner; Spring Data Redis sends them with
  * {@code EVALSHA} and falls back to {@code EVAL} when the server answers
  * {@code NOSCRIPT}. The claim answers with the record it found or wrote in that same
  * round trip.
@@ -82,11 +85,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	private final Clock clock;
 
+	private final AtomicBoolean clusterWarned = new AtomicBoolean();
+
 	private int waitReplicas;
 
 	private Duration waitTimeout = Duration.ofSeconds(1);
-
-	private final AtomicBoolean clusterWarned = new AtomicBoolean();
 
 	/**
 	 * Creates a store on the application's connection factory.
@@ -96,6 +99,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 */
 	public RedisIdempotencyStore(RedisConnectionFactory connectionFactory, String keyPrefix, Clock clock) {
 		Assert.hasText(keyPrefix, "'keyPrefix' must not be empty");
+		Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
+				"'keyPrefix' must not contain braces: they would move the cluster hash tag");
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.keyPrefix = keyPrefix;
 		this.clock = clock;
