@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -50,9 +51,12 @@ import org.springframework.util.ClassUtils;
  * a record deleted by hand racing a claim that is caching it.
  * <p>
  * When Redis cannot be reached, every step goes to the source of truth alone: answers
- * stay right, only slower. The first error of an outage is logged as a WARN, the return
- * as an INFO; {@link #cacheErrors()} counts every error. Give the Redis client a short
- * command timeout, so an outage costs little per call.
+ * stay right, only slower. After an error the cache is left alone for one second, then
+ * tried again, so an outage costs one Redis timeout per second rather than one per call.
+ * The first error of an outage is logged as a WARN, the return as an INFO;
+ * {@link #cacheErrors()} counts the errors. {@link #delete(RecordId)} is the exception:
+ * it must evict, so it fails while Redis cannot be reached rather than leave a cached
+ * copy of a deleted record behind.
  */
 public final class HybridIdempotencyStore implements IdempotencyStore {
 
@@ -64,6 +68,8 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 
 	private static final RedisScript<Long> PUT = RedisScript
 		.of(new ClassPathResource("put.lua", HybridIdempotencyStore.class), Long.class);
+
+	private static final long RETRY_INTERVAL = TimeUnit.SECONDS.toNanos(1);
 
 	private final IdempotencyStore sourceOfTruth;
 
@@ -80,6 +86,8 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 	private final AtomicBoolean cacheDown = new AtomicBoolean();
 
 	private final AtomicLong cacheErrors = new AtomicLong();
+
+	private volatile long retryAt;
 
 	/**
 	 * Creates a store that caches the finished records of {@code sourceOfTruth}.
@@ -165,8 +173,15 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 		return this.sourceOfTruth.find(id);
 	}
 
+	/**
+	 * Deletes the record from the cache, then from the source of truth, then from the cache
+	 * again (in case a claim cached it in between).
+	 * @throws RuntimeException the Redis error when the cache cannot be reached: the
+	 * record is then left in place
+	 */
 	@Override
 	public boolean delete(RecordId id) {
+		this.redis.delete(key(id));
 		boolean deleted = this.sourceOfTruth.delete(id);
 		evict(id);
 		return deleted;
@@ -248,6 +263,9 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 	}
 
 	private <T> @Nullable T onCache(Supplier<T> operation) {
+		if (this.cacheDown.get() && System.nanoTime() - this.retryAt < 0) {
+			return null;
+		}
 		try {
 			T result = operation.get();
 			if (this.cacheDown.compareAndSet(true, false)) {
@@ -257,6 +275,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 		}
 		catch (RuntimeException ex) {
 			this.cacheErrors.incrementAndGet();
+			this.retryAt = System.nanoTime() + RETRY_INTERVAL;
 			if (this.cacheDown.compareAndSet(false, true)) {
 				logger.warn("The Redis cache of the idempotency store cannot be reached: answering from the source "
 						+ "of truth alone until it returns", ex);
