@@ -6,8 +6,8 @@ set -euo pipefail
 PORTS=(7101 7102 7103)
 DIR=/tmp/idempotency-redis-cluster
 log() { echo "redis-cluster: $*" >&2; }
-ping() { redis-cli -h 127.0.0.1 -p "$1" ping 2>/dev/null | grep -q PONG; }
-state_ok() { redis-cli -h 127.0.0.1 -p "${PORTS[0]}" cluster info 2>/dev/null | grep -q 'cluster_state:ok'; }
+ping() { [[ "$(redis-cli -h 127.0.0.1 -p "$1" ping 2>/dev/null)" == PONG* ]]; }
+state_ok() { [[ "$(redis-cli -h 127.0.0.1 -p "${PORTS[0]}" cluster info 2>/dev/null)" == *cluster_state:ok* ]]; }
 
 if ! state_ok; then
   for port in "${PORTS[@]}"; do

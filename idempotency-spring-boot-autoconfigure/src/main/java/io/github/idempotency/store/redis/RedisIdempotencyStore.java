@@ -111,11 +111,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 * them, up to {@code timeout} (Redis {@code WAIT}). Ignored, with a WARN, on Redis
 	 * Cluster, where the command would not run on the connection that wrote the record.
 	 * @param replicas how many replicas, 0 not to wait
-	 * @param timeout the longest wait
+	 * @param timeout the longest wait, positive when {@code replicas} is not 0
 	 */
 	public void setReplicaWait(int replicas, Duration timeout) {
 		Assert.isTrue(replicas >= 0, "'replicas' must not be negative");
-		Assert.isTrue(!timeout.isNegative(), "'timeout' must not be negative");
+		Assert.isTrue(replicas == 0 || (!timeout.isNegative() && !timeout.isZero()),
+				"'timeout' must be positive: WAIT with a timeout of 0 blocks for ever");
 		this.waitReplicas = replicas;
 		this.waitTimeout = timeout;
 	}
