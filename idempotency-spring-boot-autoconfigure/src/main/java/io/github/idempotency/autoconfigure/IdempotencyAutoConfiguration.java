@@ -44,7 +44,7 @@ import org.springframework.core.env.Environment;
 		"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyProperties.class)
-@Import(MemoryStoreConfiguration.class)
+@Import({ RedisStoreConfiguration.class, HybridStoreConfiguration.class, MemoryStoreConfiguration.class })
 public final class IdempotencyAutoConfiguration {
 
 	@Bean

@@ -11,6 +11,8 @@ import org.springframework.util.Assert;
 final class StoreConfigurations {
 
 	private static final Map<String, IdempotencyBackend> BACKENDS = Map.of(
+			RedisStoreConfiguration.class.getName(), IdempotencyBackend.REDIS,
+			HybridStoreConfiguration.class.getName(), IdempotencyBackend.HYBRID,
 			MemoryStoreConfiguration.class.getName(), IdempotencyBackend.MEMORY);
 
 	private StoreConfigurations() {

@@ -59,6 +59,22 @@ public final class TestServers {
 	}
 
 	/**
+	 * The nodes of a Redis Cluster. Testcontainers has no simple cluster, so there is no
+	 * container fallback: the environment must name one.
+	 * @return {@code host:port} of each master, comma-separated
+	 */
+	public static String redisClusterNodes() {
+		String nodes = System.getenv("IDEMPOTENCY_TEST_REDIS_CLUSTER_NODES");
+		if (nodes == null || nodes.isBlank()) {
+			throw new IllegalStateException("This test needs a Redis Cluster: run eval \"$(.ci/redis-cluster.sh)\" "
+					+ "(it starts three local masters) or set IDEMPOTENCY_TEST_REDIS_CLUSTER_NODES (for example "
+					+ "IDEMPOTENCY_TEST_REDIS_CLUSTER_NODES='127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103'); "
+					+ "there is no Testcontainers fallback for a cluster");
+		}
+		return nodes;
+	}
+
+	/**
 	 * The address the environment gives for {@code variable}, else a started container.
 	 * @param variable the environment variable
 	 * @param server the server's name, for the failure message

@@ -1,0 +1,287 @@
+package io.github.idempotency.store.hybrid;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import io.github.idempotency.store.ClaimOutcome;
+import io.github.idempotency.store.ClaimRequest;
+import io.github.idempotency.store.ClaimResult;
+import io.github.idempotency.store.ClaimRules;
+import io.github.idempotency.store.IdempotencyRecord;
+import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.RecordStatus;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.util.Assert;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Redis as a read-through cache of finished records in front of a source-of-truth store
+ * (the jdbc store in production).
+ * <p>
+ * A claim first reads the cache (one {@code HGETALL}): a finished record there answers
+ * {@code DUPLICATE}, {@code FAILED} or {@code MISMATCH} (the cached record carries its
+ * fingerprint) without touching the source of truth. Everything else goes to the source
+ * of truth. A completion or failure is written there first and then cached, for
+ * {@code cacheTtl} but never beyond the record's own expiry; a claim that the source of
+ * truth answers with a finished record caches it too. Release and delete evict.
+ * <p>
+ * A completion made inside a transaction (whose commit is not known here) or by a claim
+ * not bound to its lease is not cached at once: it is cached by the first claim that
+ * finds it committed. The cache never holds a record still in progress, so it cannot
+ * answer a claim that the source of truth would answer differently; its only staleness is
+ * a record deleted by hand racing a claim that is caching it.
+ * <p>
+ * When Redis cannot be reached, every step goes to the source of truth alone: answers
+ * stay right, only slower. After an error the cache is left alone for one second, then
+ * tried again, so an outage costs one Redis timeout per second rather than one per call.
+ * The first error of an outage is logged as a WARN, the return as an INFO;
+ * {@link #cacheErrors()} counts the errors. {@link #delete(RecordId)} is the exception:
+ * it must evict, so it fails while Redis cannot be reached rather than leave a cached
+ * copy of a deleted record behind.
+ */
+public final class HybridIdempotencyStore implements IdempotencyStore {
+
+	private static final Log logger = LogFactory.getLog(HybridIdempotencyStore.class);
+
+	private static final boolean transactionsPresent = ClassUtils.isPresent(
+			"org.springframework.transaction.support.TransactionSynchronizationManager",
+			HybridIdempotencyStore.class.getClassLoader());
+
+	private static final RedisScript<Long> PUT = RedisScript
+		.of(new ClassPathResource("put.lua", HybridIdempotencyStore.class), Long.class);
+
+	private static final long RETRY_INTERVAL = TimeUnit.SECONDS.toNanos(1);
+
+	private final IdempotencyStore sourceOfTruth;
+
+	private final StringRedisTemplate redis;
+
+	private final String keyPrefix;
+
+	private final Duration cacheTtl;
+
+	private final Clock clock;
+
+	private final Map<String, ClaimResult> claims = new ConcurrentHashMap<>();
+
+	private final AtomicBoolean cacheDown = new AtomicBoolean();
+
+	private final AtomicLong cacheErrors = new AtomicLong();
+
+	private volatile long retryAt;
+
+	/**
+	 * Creates a store that caches the finished records of {@code sourceOfTruth}.
+	 * @param sourceOfTruth the store that decides
+	 * @param connectionFactory the Redis connections of the cache
+	 * @param keyPrefix the first part of every cache key (followed by {@code :cache:})
+	 * @param cacheTtl how long a finished record stays cached at most
+	 * @param clock the time expiry is measured on
+	 */
+	public HybridIdempotencyStore(IdempotencyStore sourceOfTruth, RedisConnectionFactory connectionFactory,
+			String keyPrefix, Duration cacheTtl, Clock clock) {
+		Assert.hasText(keyPrefix, "'keyPrefix' must not be empty");
+		Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
+				"'keyPrefix' must not contain braces: they would move the cluster hash tag");
+		Assert.isTrue(!cacheTtl.isNegative() && !cacheTtl.isZero(), "'cacheTtl' must be positive");
+		this.sourceOfTruth = sourceOfTruth;
+		this.redis = new StringRedisTemplate(connectionFactory);
+		this.keyPrefix = keyPrefix;
+		this.cacheTtl = cacheTtl;
+		this.clock = clock;
+	}
+
+	@Override
+	public ClaimResult claim(ClaimRequest request) {
+		IdempotencyRecord cached = cached(request.id());
+		if (cached != null) {
+			ClaimOutcome outcome = ClaimRules.decide(cached, request.fingerprint(), this.clock.instant());
+			if (outcome != ClaimOutcome.ACQUIRED && outcome != ClaimOutcome.IN_PROGRESS) {
+				return ClaimResult.of(outcome, cached);
+			}
+		}
+		ClaimResult result = this.sourceOfTruth.claim(request);
+		if (result.outcome() == ClaimOutcome.ACQUIRED) {
+			this.claims.put(request.owner(), result);
+		}
+		else if (result.record().status() != RecordStatus.IN_PROGRESS) {
+			cache(result.record());
+		}
+		return result;
+	}
+
+	@Override
+	public boolean complete(RecordId id, String owner, @Nullable String response, Duration retention) {
+		ClaimResult claim = this.claims.remove(owner);
+		boolean completed = this.sourceOfTruth.complete(id, owner, response, retention);
+		if (completed && cacheable(claim)) {
+			cache(finished(claim.record(), RecordStatus.COMPLETED, response, null, null, retention));
+		}
+		return completed;
+	}
+
+	@Override
+	public boolean fail(RecordId id, String owner, String errorType, @Nullable String errorMessage,
+			Duration retention) {
+		ClaimResult claim = this.claims.remove(owner);
+		boolean failed = this.sourceOfTruth.fail(id, owner, errorType, errorMessage, retention);
+		if (failed && cacheable(claim)) {
+			cache(finished(claim.record(), RecordStatus.FAILED, null, errorType, errorMessage, retention));
+		}
+		return failed;
+	}
+
+	@Override
+	public boolean release(RecordId id, String owner) {
+		this.claims.remove(owner);
+		boolean released = this.sourceOfTruth.release(id, owner);
+		evict(id);
+		return released;
+	}
+
+	@Override
+	public boolean renew(RecordId id, String owner, Duration leaseTtl) {
+		return this.sourceOfTruth.renew(id, owner, leaseTtl);
+	}
+
+	@Override
+	public boolean saveRecoveryPoint(RecordId id, String owner, String recoveryPoint, Duration leaseTtl) {
+		return this.sourceOfTruth.saveRecoveryPoint(id, owner, recoveryPoint, leaseTtl);
+	}
+
+	@Override
+	public Optional<IdempotencyRecord> find(RecordId id) {
+		return this.sourceOfTruth.find(id);
+	}
+
+	/**
+	 * Deletes the record from the cache, then from the source of truth, then from the cache
+	 * again (in case a claim cached it in between).
+	 * @throws RuntimeException the Redis error when the cache cannot be reached: the
+	 * record is then left in place
+	 */
+	@Override
+	public boolean delete(RecordId id) {
+		this.redis.delete(key(id));
+		boolean deleted = this.sourceOfTruth.delete(id);
+		evict(id);
+		return deleted;
+	}
+
+	@Override
+	public String backend() {
+		return "hybrid";
+	}
+
+	/**
+	 * How many cache operations failed since this store was created.
+	 * @return the count of Redis errors
+	 */
+	public long cacheErrors() {
+		return this.cacheErrors.get();
+	}
+
+	/**
+	 * The source of truth behind the cache.
+	 * @return the store that decides
+	 */
+	public IdempotencyStore sourceOfTruth() {
+		return this.sourceOfTruth;
+	}
+
+	/**
+	 * The cache key of a record.
+	 * @param id the record
+	 * @return {@code <prefix>:cache:{<workflow length>:<workflow>:<key>}}
+	 */
+	String key(RecordId id) {
+		return this.keyPrefix + ":cache:{" + id.workflow().length() + ":" + id.workflow() + ":" + id.key() + "}";
+	}
+
+	private @Nullable IdempotencyRecord cached(RecordId id) {
+		Map<String, String> fields = onCache(() -> {
+			Map<String, String> read = new HashMap<>();
+			this.redis.<String, String>opsForHash().entries(key(id)).forEach(read::put);
+			return read;
+		});
+		return (fields != null && !fields.isEmpty()) ? CachedRecords.fromFields(id, fields) : null;
+	}
+
+	private void cache(IdempotencyRecord record) {
+		long ttl = Math.min(this.cacheTtl.toMillis(),
+				record.expiresAt().toEpochMilli() - this.clock.instant().toEpochMilli());
+		if (ttl > 0) {
+			List<String> fields = CachedRecords.toFields(record);
+			Object[] args = new Object[fields.size() + 1];
+			args[0] = String.valueOf(ttl);
+			for (int i = 0; i < fields.size(); i++) {
+				args[i + 1] = fields.get(i);
+			}
+			onCache(() -> this.redis.execute(PUT, List.of(key(record.id())), args));
+		}
+	}
+
+	private void evict(RecordId id) {
+		onCache(() -> this.redis.delete(key(id)));
+	}
+
+	private IdempotencyRecord finished(IdempotencyRecord claimed, RecordStatus status, @Nullable String response,
+			@Nullable String errorType, @Nullable String errorMessage, Duration retention) {
+		Instant now = this.clock.instant();
+		return new IdempotencyRecord(claimed.id(), status, claimed.fingerprint(), claimed.owner(), claimed.attempt(),
+				claimed.leaseUntil(), claimed.recoveryPoint(), response, errorType, errorMessage, claimed.createdAt(),
+				now, now.plus(retention));
+	}
+
+	/**
+	 * Whether a finished claim may be cached now: its claim was bound to its lease (not to
+	 * an enclosing transaction) and no transaction, whose commit is still to come, is
+	 * active.
+	 */
+	private static boolean cacheable(@Nullable ClaimResult claim) {
+		return claim != null && claim.leaseBound()
+				&& !(transactionsPresent && TransactionSynchronizationManager.isActualTransactionActive());
+	}
+
+	private <T> @Nullable T onCache(Supplier<T> operation) {
+		if (this.cacheDown.get() && System.nanoTime() - this.retryAt < 0) {
+			return null;
+		}
+		try {
+			T result = operation.get();
+			if (this.cacheDown.compareAndSet(true, false)) {
+				logger.info("The Redis cache of the idempotency store answers again");
+			}
+			return result;
+		}
+		catch (RuntimeException ex) {
+			this.cacheErrors.incrementAndGet();
+			this.retryAt = System.nanoTime() + RETRY_INTERVAL;
+			if (this.cacheDown.compareAndSet(false, true)) {
+				logger.warn("The Redis cache of the idempotency store cannot be reached: answering from the source "
+						+ "of truth alone until it returns", ex);
+			}
+			return null;
+		}
+	}
+
+}

@@ -1,0 +1,308 @@
+package io.github.idempotency.store.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import io.github.idempotency.store.ClaimOutcome;
+import io.github.idempotency.store.ClaimRequest;
+import io.github.idempotency.store.ClaimResult;
+import io.github.idempotency.store.IdempotencyRecord;
+import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.RecordStatus;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.RedisOperations;
+import org.springframework.data.redis.core.SessionCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.Assert;
+
+/**
+ * A store of one Redis hash per record, through Spring Data Redis (Lettuce): single node,
+ * Sentinel or Cluster.
+ * <p>
+ * The hash of a record is {@code <prefix>:{<workflow length>:<workflow>:<key>}}: the
+ * length keeps workflow and key apart (no two pairs give the same text), and the braces
+ * are a Redis Cluster hash tag over the whole record id (a closing brace inside the
+ * workflow or key ends the tag early, which is harmless: every script touches one key).
+ * Claim, complete, fail, release, renew and save-recovery-point are Lua scripts
+ * (resources next to this class: {@code claim.lua}, {@code finish.lua} for complete and
+ * fail, {@code release.lua}, {@code renew.lua} for renew and save-recovery-point), one
+ * round trip each, fenced by owner; Spring Data Redis sends them with
+ * {@code EVALSHA} and falls back to {@code EVAL} when the server answers
+ * {@code NOSCRIPT}. The claim answers with the record it found or wrote in that same
+ * round trip.
+ * <p>
+ * Time comes from the given {@link Clock}: the scripts compare the caller's "now" with the
+ * {@code lease_until} and {@code expires_at} fields, so the lease and retention are
+ * logical. On top, each script sets a physical {@code PEXPIRE} so Redis drops what is
+ * over: {@code lease + retention} while {@code IN_PROGRESS} (not only the lease: a run
+ * that crashed keeps its attempt and recovery point for the run that takes it over),
+ * the retention once finished. These are relative durations, never absolute times, so a
+ * clock far from Redis's own cannot make a key vanish early.
+ * <p>
+ * With {@link #setReplicaWait(int, Duration)}, a completion or failure is followed by
+ * {@code WAIT} on the same connection, so it returns once that many replicas hold the
+ * record (or the timeout passed: then a WARN is logged and the result still stands).
+ */
+public final class RedisIdempotencyStore implements IdempotencyStore {
+
+	private static final Log logger = LogFactory.getLog(RedisIdempotencyStore.class);
+
+	/** The default prefix of the keys. */
+	public static final String DEFAULT_KEY_PREFIX = "idempotency";
+
+	private static final RedisScript<List> CLAIM = script("claim.lua", List.class);
+
+	private static final RedisScript<Long> FINISH = script("finish.lua", Long.class);
+
+	private static final RedisScript<Long> RELEASE = script("release.lua", Long.class);
+
+	private static final RedisScript<Long> RENEW = script("renew.lua", Long.class);
+
+	private final StringRedisTemplate redis;
+
+	private final String keyPrefix;
+
+	private final Clock clock;
+
+	private final AtomicBoolean clusterWarned = new AtomicBoolean();
+
+	private int waitReplicas;
+
+	private Duration waitTimeout = Duration.ofSeconds(1);
+
+	/**
+	 * Creates a store on the application's connection factory.
+	 * @param connectionFactory the Redis connections
+	 * @param keyPrefix the first part of every key, such as {@value #DEFAULT_KEY_PREFIX}
+	 * @param clock the time leases and retention are measured on
+	 */
+	public RedisIdempotencyStore(RedisConnectionFactory connectionFactory, String keyPrefix, Clock clock) {
+		Assert.hasText(keyPrefix, "'keyPrefix' must not be empty");
+		Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
+				"'keyPrefix' must not contain braces: they would move the cluster hash tag");
+		this.redis = new StringRedisTemplate(connectionFactory);
+		this.keyPrefix = keyPrefix;
+		this.clock = clock;
+	}
+
+	/**
+	 * Makes completions and failures wait until {@code replicas} replicas acknowledged
+	 * them, up to {@code timeout} (Redis {@code WAIT}). Ignored, with a WARN, on Redis
+	 * Cluster, where the command would not run on the connection that wrote the record.
+	 * @param replicas how many replicas, 0 not to wait
+	 * @param timeout the longest wait, positive when {@code replicas} is not 0
+	 */
+	public void setReplicaWait(int replicas, Duration timeout) {
+		Assert.isTrue(replicas >= 0, "'replicas' must not be negative");
+		Assert.isTrue(replicas == 0 || (!timeout.isNegative() && !timeout.isZero()),
+				"'timeout' must be positive: WAIT with a timeout of 0 blocks for ever");
+		this.waitReplicas = replicas;
+		this.waitTimeout = timeout;
+	}
+
+	@Override
+	public ClaimResult claim(ClaimRequest request) {
+		long now = now();
+		long leaseUntil = now + request.leaseTtl().toMillis();
+		long ttl = request.leaseTtl().plus(request.retention()).toMillis();
+		List<?> reply = this.redis.execute(CLAIM, List.of(key(request.id())), String.valueOf(now), request.owner(),
+				(request.fingerprint() != null) ? request.fingerprint() : "", String.valueOf(leaseUntil),
+				String.valueOf(leaseUntil + request.retention().toMillis()), String.valueOf(ttl));
+		Assert.state(reply != null && !reply.isEmpty(), "The claim script answered nothing");
+		ClaimOutcome outcome = ClaimOutcome.valueOf((String) reply.get(0));
+		return ClaimResult.of(outcome, record(request.id(), fields(reply.subList(1, reply.size()))));
+	}
+
+	@Override
+	public boolean complete(RecordId id, String owner, @Nullable String response, Duration retention) {
+		long now = now();
+		List<String> fields = finished(RecordStatus.COMPLETED, now, retention);
+		if (response != null) {
+			fields.add("response");
+			fields.add(response);
+		}
+		return finish(id, owner, now, retention, fields);
+	}
+
+	@Override
+	public boolean fail(RecordId id, String owner, String errorType, @Nullable String errorMessage,
+			Duration retention) {
+		long now = now();
+		List<String> fields = finished(RecordStatus.FAILED, now, retention);
+		fields.add("error_type");
+		fields.add(errorType);
+		if (errorMessage != null) {
+			fields.add("error_message");
+			fields.add(errorMessage);
+		}
+		return finish(id, owner, now, retention, fields);
+	}
+
+	@Override
+	public boolean release(RecordId id, String owner) {
+		return isOne(this.redis.execute(RELEASE, List.of(key(id)), owner, String.valueOf(now())));
+	}
+
+	@Override
+	public boolean renew(RecordId id, String owner, Duration leaseTtl) {
+		long now = now();
+		return isOne(this.redis.execute(RENEW, List.of(key(id)), owner, String.valueOf(now),
+				String.valueOf(now + leaseTtl.toMillis())));
+	}
+
+	@Override
+	public boolean saveRecoveryPoint(RecordId id, String owner, String recoveryPoint, Duration leaseTtl) {
+		long now = now();
+		return isOne(this.redis.execute(RENEW, List.of(key(id)), owner, String.valueOf(now),
+				String.valueOf(now + leaseTtl.toMillis()), recoveryPoint));
+	}
+
+	@Override
+	public Optional<IdempotencyRecord> find(RecordId id) {
+		Map<String, String> fields = new HashMap<>();
+		this.redis.<String, String>opsForHash().entries(key(id)).forEach(fields::put);
+		if (fields.isEmpty()) {
+			return Optional.empty();
+		}
+		IdempotencyRecord record = record(id, fields);
+		return record.isExpired(this.clock.instant()) ? Optional.empty() : Optional.of(record);
+	}
+
+	@Override
+	public boolean delete(RecordId id) {
+		return Boolean.TRUE.equals(this.redis.delete(key(id)));
+	}
+
+	@Override
+	public String backend() {
+		return "redis";
+	}
+
+	/**
+	 * The Redis key of a record.
+	 * @param id the record
+	 * @return {@code <prefix>:{<workflow length>:<workflow>:<key>}}
+	 */
+	String key(RecordId id) {
+		return this.keyPrefix + ":{" + id.workflow().length() + ":" + id.workflow() + ":" + id.key() + "}";
+	}
+
+	private boolean finish(RecordId id, String owner, long now, Duration retention, List<String> fields) {
+		List<String> keys = List.of(key(id));
+		List<String> args = new ArrayList<>(fields.size() + 3);
+		args.add(owner);
+		args.add(String.valueOf(now));
+		args.add(String.valueOf(retention.toMillis()));
+		args.addAll(fields);
+		if (this.waitReplicas == 0) {
+			return isOne(this.redis.execute(FINISH, keys, args.toArray()));
+		}
+		Boolean finished = this.redis.execute(new SessionCallback<>() {
+			@Override
+			@SuppressWarnings("unchecked")
+			public Boolean execute(RedisOperations operations) throws DataAccessException {
+				// the session binds one connection: WAIT counts the writes made on it
+				boolean owned = isOne((Long) operations.execute(FINISH, keys, args.toArray()));
+				if (owned) {
+					waitForReplicas(operations, id);
+				}
+				return owned;
+			}
+		});
+		return Boolean.TRUE.equals(finished);
+	}
+
+	private void waitForReplicas(RedisOperations<?, ?> operations, RecordId id) {
+		Object acknowledged = operations.execute((RedisCallback<Object>) (connection) -> {
+			if (connection instanceof RedisClusterConnection) {
+				return null;
+			}
+			long timeout = this.waitTimeout.toMillis();
+			if (connection.getNativeConnection() instanceof BaseRedisAsyncCommands<?, ?> lettuce) {
+				// the connection Spring Data Redis's Lettuce connection sends its commands on
+				return LettuceFutures.awaitOrCancel(lettuce.waitForReplication(this.waitReplicas, timeout),
+						timeout + 5000, TimeUnit.MILLISECONDS);
+			}
+			return connection.execute("WAIT", bytes(String.valueOf(this.waitReplicas)), bytes(String.valueOf(timeout)));
+		});
+		if (acknowledged == null) {
+			if (this.clusterWarned.compareAndSet(false, true)) {
+				logger.warn("idempotency.redis.wait-replicas is ignored on Redis Cluster: WAIT would not run on "
+						+ "the connection that wrote the record");
+			}
+		}
+		else if (!(acknowledged instanceof Long count) || count < this.waitReplicas) {
+			logger.warn("Only " + acknowledged + " of " + this.waitReplicas + " Redis replicas acknowledged " + id
+					+ " within " + this.waitTimeout + "; a failover now could lose it");
+		}
+	}
+
+	private List<String> finished(RecordStatus status, long now, Duration retention) {
+		List<String> fields = new ArrayList<>(10);
+		fields.add("status");
+		fields.add(status.name());
+		fields.add("updated_at");
+		fields.add(String.valueOf(now));
+		fields.add("expires_at");
+		fields.add(String.valueOf(now + retention.toMillis()));
+		return fields;
+	}
+
+	private long now() {
+		return this.clock.millis();
+	}
+
+	private static Map<String, String> fields(List<?> flat) {
+		Map<String, String> fields = new HashMap<>();
+		for (int i = 0; i + 1 < flat.size(); i += 2) {
+			fields.put((String) flat.get(i), (String) flat.get(i + 1));
+		}
+		return fields;
+	}
+
+	private static IdempotencyRecord record(RecordId id, Map<String, String> fields) {
+		return new IdempotencyRecord(id, RecordStatus.valueOf(fields.get("status")), fields.get("fingerprint"),
+				fields.get("owner"), Integer.parseInt(fields.get("attempt")), instant(fields, "lease_until"),
+				fields.get("recovery_point"), fields.get("response"), fields.get("error_type"),
+				fields.get("error_message"), instant(fields, "created_at"), instant(fields, "updated_at"),
+				instant(fields, "expires_at"));
+	}
+
+	private static Instant instant(Map<String, String> fields, String name) {
+		return Instant.ofEpochMilli(Long.parseLong(fields.get(name)));
+	}
+
+	private static boolean isOne(@Nullable Long reply) {
+		return reply != null && reply == 1L;
+	}
+
+	private static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
+		return RedisScript.of(new ClassPathResource(name, RedisIdempotencyStore.class), resultType);
+	}
+
+}

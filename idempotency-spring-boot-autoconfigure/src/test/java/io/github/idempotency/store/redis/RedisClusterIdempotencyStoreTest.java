@@ -1,0 +1,33 @@
+package io.github.idempotency.store.redis;
+
+import java.time.Clock;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.IdempotencyStoreContract;
+import io.github.idempotency.testsupport.RedisConnections;
+import io.github.idempotency.testsupport.TestServers;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+class RedisClusterIdempotencyStoreTest extends IdempotencyStoreContract {
+
+	private static LettuceConnectionFactory connectionFactory;
+
+	@BeforeAll
+	static void connect() {
+		connectionFactory = RedisConnections.cluster(TestServers.redisClusterNodes());
+	}
+
+	@AfterAll
+	static void disconnect() {
+		connectionFactory.destroy();
+	}
+
+	@Override
+	protected IdempotencyStore createStore(Clock clock) {
+		return new RedisIdempotencyStore(connectionFactory, "idempotency-test", clock);
+	}
+
+}

@@ -1,0 +1,167 @@
+package io.github.idempotency.store.redis;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import io.github.idempotency.IdempotencyStoreException;
+import io.github.idempotency.InProgressPolicy;
+import io.github.idempotency.core.EngineSettings;
+import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.core.IdempotentOperation;
+import io.github.idempotency.core.OperationDefinition;
+import io.github.idempotency.core.StoreUnavailablePolicy;
+import io.github.idempotency.metrics.IdempotencyMeters;
+import io.github.idempotency.metrics.MicrometerIdempotencyObserver;
+import io.github.idempotency.store.ClaimOutcome;
+import io.github.idempotency.store.ClaimRequest;
+import io.github.idempotency.store.RecordId;
+import io.github.idempotency.testsupport.RedisConnections;
+import io.github.idempotency.testsupport.RedisServerProcess;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The Redis store on a private server that the tests stop and start: outages reach the
+ * engine as store errors, and the scripts come back after a restart or a
+ * {@code SCRIPT FLUSH}.
+ */
+class RedisIdempotencyStoreOutageTest {
+
+	private static final Duration RETENTION = Duration.ofHours(1);
+
+	private final RedisServerProcess server = new RedisServerProcess().start();
+
+	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+	private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+
+	private LettuceConnectionFactory connectionFactory;
+
+	private RedisIdempotencyStore store;
+
+	@BeforeEach
+	void connect() {
+		this.connectionFactory = RedisConnections.standalone(this.server.url());
+		this.store = new RedisIdempotencyStore(this.connectionFactory, "outage", Clock.systemUTC());
+	}
+
+	@AfterEach
+	void disconnect() {
+		this.connectionFactory.destroy();
+		this.server.close();
+	}
+
+	@Test
+	void failClosedThrowsAndRunsNothingWhileRedisIsDown() {
+		IdempotencyEngine engine = engine(StoreUnavailablePolicy.FAIL_CLOSED);
+		this.server.stop();
+		assertThatExceptionOfType(IdempotencyStoreException.class).isThrownBy(() -> run(engine, "k1"));
+		assertThat(this.runs).isEmpty();
+	}
+
+	@Test
+	void failOpenRunsAndCountsAStoreErrorWhileRedisIsDown() throws Throwable {
+		IdempotencyEngine engine = engine(StoreUnavailablePolicy.FAIL_OPEN);
+		this.server.stop();
+		assertThat(run(engine, "k1")).isEqualTo("ran k1");
+		assertThat(this.runs.get("k1")).hasValue(1);
+		assertThat(this.registry.get(IdempotencyMeters.REQUESTS)
+			.tag(IdempotencyMeters.TAG_OUTCOME, "store_error")
+			.counter()
+			.count()).isEqualTo(1);
+	}
+
+	@Test
+	void afterARestartEveryKeyCompletesExactlyOnce() throws Throwable {
+		IdempotencyEngine engine = engine(StoreUnavailablePolicy.FAIL_CLOSED);
+		run(engine, "before");
+		this.server.stop();
+		List<String> keys = List.of("k1", "k2", "k3", "k4", "k5");
+		for (String key : keys) {
+			assertThatExceptionOfType(IdempotencyStoreException.class).isThrownBy(() -> run(engine, key));
+		}
+		this.server.start();
+		awaitReconnected();
+		for (int round = 0; round < 3; round++) {
+			for (String key : keys) {
+				assertThat(run(engine, key)).isEqualTo("ran " + key);
+			}
+		}
+		assertThat(this.runs).containsOnlyKeys(concat("before", keys));
+		assertThat(this.runs.values()).allSatisfy((count) -> assertThat(count).hasValue(1));
+	}
+
+	@Test
+	void scriptsSurviveAScriptFlush() {
+		assertThat(this.store.claim(request("k1", "owner-1")).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			connection.scriptingCommands().scriptFlush();
+		}
+		assertThat(this.store.renew(id("k1"), "owner-1", Duration.ofSeconds(30))).isTrue();
+		assertThat(this.store.complete(id("k1"), "owner-1", "\"done\"", RETENTION)).isTrue();
+		assertThat(this.store.claim(request("k1", "owner-2")).outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
+	}
+
+	@Test
+	void scriptsSurviveARestartOfTheServer() {
+		assertThat(this.store.claim(request("k1", "owner-1")).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		this.server.stop();
+		this.server.start();
+		awaitReconnected();
+		assertThat(this.store.claim(request("k2", "owner-2")).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		assertThat(this.store.fail(id("k2"), "owner-2", "x.Y", "no", RETENTION)).isTrue();
+		assertThat(this.store.claim(request("k2", "owner-3")).outcome()).isEqualTo(ClaimOutcome.FAILED);
+	}
+
+	private void awaitReconnected() {
+		await().atMost(30, TimeUnit.SECONDS)
+			.pollInterval(Duration.ofMillis(50))
+			.ignoreExceptions()
+			.until(() -> this.store.find(id("probe")).isEmpty());
+	}
+
+	private IdempotencyEngine engine(StoreUnavailablePolicy policy) {
+		EngineSettings settings = new EngineSettings(Duration.ofSeconds(30), false, RETENTION,
+				InProgressPolicy.REJECT, Duration.ZERO, policy, 255);
+		return new IdempotencyEngine(this.store, JsonMapper.builder().build(), settings,
+				new MicrometerIdempotencyObserver(this.registry, this.store.backend()));
+	}
+
+	private Object run(IdempotencyEngine engine, String key) throws Throwable {
+		IdempotentOperation operation = engine.prepare(new OperationDefinition("outage", String.class, false, null,
+				null, InProgressPolicy.DEFAULT, List.of()));
+		return engine.execute(operation, key, null, () -> {
+			this.runs.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet();
+			return "ran " + key;
+		});
+	}
+
+	private static String[] concat(String first, List<String> rest) {
+		return java.util.stream.Stream.concat(java.util.stream.Stream.of(first), rest.stream())
+			.toArray(String[]::new);
+	}
+
+	private static RecordId id(String key) {
+		return new RecordId("outage", key);
+	}
+
+	private static ClaimRequest request(String key, String owner) {
+		return new ClaimRequest(id(key), owner, null, Duration.ofSeconds(30), RETENTION, true);
+	}
+
+}
