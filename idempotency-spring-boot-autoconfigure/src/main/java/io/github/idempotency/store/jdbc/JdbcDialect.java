@@ -1,0 +1,171 @@
+package io.github.idempotency.store.jdbc;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Locale;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.support.JdbcUtils;
+import org.springframework.jdbc.support.MetaDataAccessException;
+
+/**
+ * What differs between the supported databases: how a claim inserts without failing on a
+ * conflict, how its lock waits are bounded, and which errors mean "another transaction
+ * holds the row".
+ */
+enum JdbcDialect {
+
+	/**
+	 * {@code INSERT ... ON CONFLICT DO NOTHING} (a failed statement would abort the
+	 * transaction); {@code SET LOCAL lock_timeout} bounds the wait for a row another
+	 * transaction inserted or locked; lock errors are SQL state 55P03.
+	 */
+	POSTGRESQL {
+		@Override
+		String insert(String table, Duration lockTimeout) {
+			return "INSERT INTO " + table + " (" + COLUMNS + ") VALUES (" + PARAMETERS
+					+ ") ON CONFLICT (workflow, idempotency_key) DO NOTHING";
+		}
+
+		@Override
+		String lockTimeout(Duration timeout) {
+			return "SET LOCAL lock_timeout = '" + Math.max(1, timeout.toMillis()) + "ms'";
+		}
+
+		@Override
+		String deleteExpired(String table) {
+			return "DELETE FROM " + table + " WHERE (workflow, idempotency_key) IN (SELECT workflow, idempotency_key FROM "
+					+ table + " WHERE expires_at <= :now LIMIT :limit)";
+		}
+
+		@Override
+		boolean isLockFailure(SQLException ex) {
+			return "55P03".equals(ex.getSQLState());
+		}
+	},
+
+	/**
+	 * A plain {@code INSERT}, a duplicate key (1062) meaning the row exists — never
+	 * {@code INSERT IGNORE}, which would hide other errors too; a statement's failure does
+	 * not abort the transaction here. Waits are bounded per statement with MariaDB's
+	 * {@code SET STATEMENT innodb_lock_wait_timeout}; lock errors are 1205, 3572 and
+	 * deadlocks (1213).
+	 */
+	MARIADB {
+		@Override
+		String insert(String table, Duration lockTimeout) {
+			return "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(1, lockTimeout.toSeconds())
+					+ " FOR INSERT INTO " + table + " (" + COLUMNS + ") VALUES (" + PARAMETERS + ")";
+		}
+
+		@Override
+		String deleteExpired(String table) {
+			return "DELETE FROM " + table + " WHERE expires_at <= :now LIMIT :limit";
+		}
+
+		@Override
+		boolean isLockFailure(SQLException ex) {
+			int code = ex.getErrorCode();
+			return code == 1205 || code == 3572 || code == 1213;
+		}
+	},
+
+	/**
+	 * MySQL: like MariaDB, without {@code SET STATEMENT}; waits are bounded by the
+	 * server's {@code innodb_lock_wait_timeout}.
+	 */
+	MYSQL {
+		@Override
+		String insert(String table, Duration lockTimeout) {
+			return "INSERT INTO " + table + " (" + COLUMNS + ") VALUES (" + PARAMETERS + ")";
+		}
+
+		@Override
+		String deleteExpired(String table) {
+			return MARIADB.deleteExpired(table);
+		}
+
+		@Override
+		boolean isLockFailure(SQLException ex) {
+			return MARIADB.isLockFailure(ex);
+		}
+	},
+
+	/**
+	 * H2: a plain {@code INSERT}, a duplicate key meaning the row exists; waits are bounded
+	 * by H2's {@code LOCK_TIMEOUT}; lock errors are 50200.
+	 */
+	H2 {
+		@Override
+		String insert(String table, Duration lockTimeout) {
+			return MYSQL.insert(table, lockTimeout);
+		}
+
+		@Override
+		String deleteExpired(String table) {
+			return "DELETE FROM " + table + " WHERE expires_at <= :now FETCH FIRST :limit ROWS ONLY";
+		}
+
+		@Override
+		boolean isLockFailure(SQLException ex) {
+			return ex.getErrorCode() == 50200;
+		}
+	};
+
+	static final String COLUMNS = "workflow, idempotency_key, status, fingerprint, owner, attempt, lease_until, "
+			+ "recovery_point, response, error_type, error_message, created_at, updated_at, expires_at";
+
+	static final String PARAMETERS = ":workflow, :key, :status, :fingerprint, :owner, :attempt, :leaseUntil, "
+			+ ":recoveryPoint, :response, :errorType, :errorMessage, :createdAt, :updatedAt, :expiresAt";
+
+	/**
+	 * An insert that answers 0 rows, or fails with a duplicate key, when the row exists.
+	 */
+	abstract String insert(String table, Duration lockTimeout);
+
+	/**
+	 * A statement run before the claim's insert to bound its lock waits, or {@code null}
+	 * when the insert bounds them itself.
+	 */
+	@Nullable String lockTimeout(Duration timeout) {
+		return null;
+	}
+
+	abstract String deleteExpired(String table);
+
+	abstract boolean isLockFailure(SQLException ex);
+
+	String selectForUpdate(String table) {
+		return "SELECT " + COLUMNS + " FROM " + table
+				+ " WHERE workflow = :workflow AND idempotency_key = :key FOR UPDATE NOWAIT";
+	}
+
+	static JdbcDialect of(DataSource dataSource) {
+		try {
+			String product = JdbcUtils.extractDatabaseMetaData(dataSource, (metaData) -> metaData
+				.getDatabaseProductName() + " " + metaData.getDatabaseProductVersion() + " " + metaData.getURL());
+			String name = product.toLowerCase(Locale.ROOT);
+			if (name.contains("postgres")) {
+				return POSTGRESQL;
+			}
+			if (name.contains("mariadb")) {
+				return MARIADB;
+			}
+			if (name.contains("mysql")) {
+				return MYSQL;
+			}
+			if (name.contains("h2")) {
+				return H2;
+			}
+			throw new IllegalStateException("The jdbc idempotency store supports PostgreSQL, MariaDB, MySQL and H2, not "
+					+ product);
+		}
+		catch (MetaDataAccessException ex) {
+			throw new IllegalStateException("Cannot tell which database the DataSource reaches", ex);
+		}
+	}
+
+}

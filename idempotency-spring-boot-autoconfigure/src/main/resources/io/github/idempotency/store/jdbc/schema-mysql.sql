@@ -1,0 +1,18 @@
+CREATE TABLE IF NOT EXISTS idempotency_record (
+	workflow VARCHAR(255) NOT NULL,
+	idempotency_key VARCHAR(255) NOT NULL,
+	status VARCHAR(16) NOT NULL,
+	fingerprint VARCHAR(128),
+	owner VARCHAR(100) NOT NULL,
+	attempt INT NOT NULL,
+	lease_until BIGINT NOT NULL,
+	recovery_point TEXT,
+	response LONGTEXT,
+	error_type VARCHAR(512),
+	error_message TEXT,
+	created_at BIGINT NOT NULL,
+	updated_at BIGINT NOT NULL,
+	expires_at BIGINT NOT NULL,
+	PRIMARY KEY (workflow, idempotency_key),
+	INDEX idempotency_record_expires_at (expires_at)
+) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

@@ -1,0 +1,62 @@
+package io.github.idempotency.testsupport;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+
+import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
+
+/**
+ * Pooled data sources on the test databases, with the store's table created from the
+ * schema file the jar ships for the platform. One pool per database for the whole run.
+ */
+public final class TestDatabases {
+
+	private static final Map<String, DataSource> pools = new ConcurrentHashMap<>();
+
+	private TestDatabases() {
+	}
+
+	public static DataSource postgres() {
+		return pool(TestServers.postgresUrl(), "postgresql");
+	}
+
+	public static DataSource mariaDb() {
+		return pool(TestServers.mariaDbUrl(), "mariadb");
+	}
+
+	public static DataSource h2() {
+		return pool("jdbc:h2:mem:idempotency;DB_CLOSE_DELAY=-1", "h2");
+	}
+
+	/**
+	 * A store on {@code dataSource}'s default table.
+	 * @param dataSource the database
+	 * @param clock the store's clock
+	 * @return the store
+	 */
+	public static JdbcIdempotencyStore store(DataSource dataSource, Clock clock) {
+		return new JdbcIdempotencyStore(dataSource, "idempotency_record", Duration.ofSeconds(5), clock);
+	}
+
+	private static DataSource pool(String url, String platform) {
+		return pools.computeIfAbsent(url, (key) -> {
+			HikariDataSource dataSource = new HikariDataSource();
+			dataSource.setJdbcUrl(url);
+			dataSource.setMaximumPoolSize(24);
+			dataSource.setPoolName("test-" + platform);
+			new ResourceDatabasePopulator(
+					new ClassPathResource("io/github/idempotency/store/jdbc/schema-" + platform + ".sql"))
+				.execute(dataSource);
+			return dataSource;
+		});
+	}
+
+}
