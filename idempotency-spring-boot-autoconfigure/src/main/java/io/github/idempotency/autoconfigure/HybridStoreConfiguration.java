@@ -9,42 +9,46 @@ import io.github.idempotency.store.hybrid.HybridIdempotencyStore;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * The hybrid store: a Redis cache of finished records in front of the jdbc store. Only
  * used when {@code idempotency.backend=hybrid} names it.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnClass(RedisConnectionFactory.class)
-@ConditionalOnBean({ RedisConnectionFactory.class, DataSource.class })
+@ConditionalOnClass({ RedisConnectionFactory.class, JdbcClient.class })
+@ConditionalOnBean(RedisConnectionFactory.class)
+@ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnMissingBean(IdempotencyStore.class)
 @Conditional(BackendCondition.class)
+@Import(JdbcSupportConfiguration.class)
 @EnableConfigurationProperties({ IdempotencyRedisProperties.class, IdempotencyHybridProperties.class })
 class HybridStoreConfiguration {
 
 	@Bean
 	HybridIdempotencyStore idempotencyStore(RedisConnectionFactory connectionFactory, DataSource dataSource,
-			IdempotencyRedisProperties redisProperties, IdempotencyHybridProperties hybridProperties) {
-		return new HybridIdempotencyStore(sourceOfTruth(dataSource), connectionFactory,
+			IdempotencyJdbcProperties jdbcProperties, IdempotencyRedisProperties redisProperties,
+			IdempotencyHybridProperties hybridProperties) {
+		return new HybridIdempotencyStore(sourceOfTruth(dataSource, jdbcProperties), connectionFactory,
 				redisProperties.getKeyPrefix(), hybridProperties.getCacheTtl(), Clock.systemUTC());
 	}
 
 	/**
 	 * The store behind the cache: the jdbc store on {@code dataSource}, built as
-	 * {@code idempotency.backend=jdbc} builds it. This is the one place that changes when
-	 * the jdbc store joins this module; until then the hybrid backend cannot start.
+	 * {@code idempotency.backend=jdbc} builds it.
 	 * @param dataSource the application's data source
+	 * @param properties the jdbc store's properties
 	 * @return the source of truth
 	 */
-	static IdempotencyStore sourceOfTruth(DataSource dataSource) {
-		throw new IllegalStateException("idempotency.backend=hybrid needs the jdbc store as its source of truth, "
-				+ "and this build of the idempotency starter does not contain it yet: use idempotency.backend=redis "
-				+ "or jdbc");
+	static IdempotencyStore sourceOfTruth(DataSource dataSource, IdempotencyJdbcProperties properties) {
+		return JdbcStoreConfiguration.createStore(dataSource, properties);
 	}
 
 }

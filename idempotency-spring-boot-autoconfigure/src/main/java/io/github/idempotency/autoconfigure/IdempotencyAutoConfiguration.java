@@ -44,7 +44,7 @@ import org.springframework.core.env.Environment;
 		"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyProperties.class)
-@Import({ RedisStoreConfiguration.class, HybridStoreConfiguration.class, MemoryStoreConfiguration.class })
+@Import({ JdbcStoreConfiguration.class, RedisStoreConfiguration.class, HybridStoreConfiguration.class, MemoryStoreConfiguration.class })
 public final class IdempotencyAutoConfiguration {
 
 	@Bean

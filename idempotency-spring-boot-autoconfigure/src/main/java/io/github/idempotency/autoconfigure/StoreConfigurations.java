@@ -11,6 +11,7 @@ import org.springframework.util.Assert;
 final class StoreConfigurations {
 
 	private static final Map<String, IdempotencyBackend> BACKENDS = Map.of(
+			JdbcStoreConfiguration.class.getName(), IdempotencyBackend.JDBC,
 			RedisStoreConfiguration.class.getName(), IdempotencyBackend.REDIS,
 			HybridStoreConfiguration.class.getName(), IdempotencyBackend.HYBRID,
 			MemoryStoreConfiguration.class.getName(), IdempotencyBackend.MEMORY);

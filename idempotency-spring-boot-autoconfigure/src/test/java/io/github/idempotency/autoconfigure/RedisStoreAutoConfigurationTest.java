@@ -5,8 +5,14 @@ import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 
+import java.util.UUID;
+
+import io.github.idempotency.IdempotencyTemplate;
+import io.github.idempotency.IdempotentRequest;
 import io.github.idempotency.core.IdempotencyEngine;
 import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.hybrid.HybridIdempotencyStore;
+import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 import io.github.idempotency.store.redis.RedisIdempotencyStore;
 import io.github.idempotency.testsupport.TestServers;
@@ -76,14 +82,27 @@ class RedisStoreAutoConfigurationTest {
 	}
 
 	@Test
-	void hybridStopsAtItsSourceOfTruthSeamUntilTheJdbcStoreJoins() {
+	void namingHybridPutsRedisInFrontOfTheJdbcTable() {
 		this.withRedis.withBean(DataSource.class, RedisStoreAutoConfigurationTest::dataSource)
 			.withPropertyValues("idempotency.backend=hybrid")
 			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(context.getStartupFailure()).rootCause()
-					.hasMessageContaining("needs the jdbc store as its source of truth");
+				assertThat(context).hasSingleBean(HybridIdempotencyStore.class)
+					.hasSingleBean(IdempotencyJdbcSchemaInitializer.class)
+					.doesNotHaveBean(JdbcIdempotencyStore.class);
+				IdempotencyTemplate template = context.getBean(IdempotencyTemplate.class);
+				String key = UUID.randomUUID().toString();
+				assertThat(template.execute(IdempotentRequest.of("hybrid", key), String.class, () -> "first"))
+					.isEqualTo("first");
+				assertThat(template.execute(IdempotentRequest.of("hybrid", key), String.class, () -> "second"))
+					.isEqualTo("first");
 			});
+	}
+
+	@Test
+	void withADataSourceAndARedisConnectionFactoryTheStoreIsJdbc() {
+		this.withRedis.withBean(DataSource.class, RedisStoreAutoConfigurationTest::dataSource)
+			.run((context) -> assertThat(context).hasSingleBean(JdbcIdempotencyStore.class)
+				.doesNotHaveBean(RedisIdempotencyStore.class));
 	}
 
 	@Test
@@ -94,7 +113,7 @@ class RedisStoreAutoConfigurationTest {
 
 	private static DataSource dataSource() {
 		JdbcDataSource dataSource = new JdbcDataSource();
-		dataSource.setURL("jdbc:h2:mem:hybrid");
+		dataSource.setURL("jdbc:h2:mem:hybrid;DB_CLOSE_DELAY=-1");
 		return dataSource;
 	}
 

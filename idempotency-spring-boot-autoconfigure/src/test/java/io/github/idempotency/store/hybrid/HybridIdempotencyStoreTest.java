@@ -8,15 +8,14 @@ import org.junit.jupiter.api.BeforeAll;
 
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.IdempotencyStoreContract;
-import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 import io.github.idempotency.testsupport.RedisConnections;
+import io.github.idempotency.testsupport.TestDatabases;
 import io.github.idempotency.testsupport.TestServers;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * The hybrid store on a real Redis in front of a source of truth: the memory store until
- * the jdbc store lands ({@link #sourceOfTruth(Clock)} is the one line to switch to
- * PostgreSQL).
+ * The hybrid store on a real Redis in front of its source of truth, the jdbc store on a
+ * real PostgreSQL.
  */
 class HybridIdempotencyStoreTest extends IdempotencyStoreContract {
 
@@ -33,7 +32,7 @@ class HybridIdempotencyStoreTest extends IdempotencyStoreContract {
 	}
 
 	static IdempotencyStore sourceOfTruth(Clock clock) {
-		return new MemoryIdempotencyStore(clock);
+		return TestDatabases.store(TestDatabases.postgres(), clock);
 	}
 
 	@Override

@@ -1,0 +1,90 @@
+package io.github.idempotency.autoconfigure;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.jdbc.init.DatabaseInitializationProperties;
+
+/**
+ * Configuration of the jdbc idempotency store. Inherits {@code initialize-schema}
+ * (embedded, always, never), {@code schema}, {@code platform} and
+ * {@code continue-on-error} from Spring Boot's database initialization properties.
+ */
+@ConfigurationProperties("idempotency.jdbc")
+public class IdempotencyJdbcProperties extends DatabaseInitializationProperties {
+
+	private static final String DEFAULT_SCHEMA_LOCATION = "classpath:io/github/idempotency/store/jdbc/schema-@@platform@@.sql";
+
+	/**
+	 * Name of the table of idempotency records. The shipped schema creates
+	 * 'idempotency_record'; another name needs a schema of your own.
+	 */
+	private String tableName = "idempotency_record";
+
+	/**
+	 * How long a claim waits for a row that another transaction has inserted or locked
+	 * before it counts the key as in progress.
+	 */
+	private Duration lockTimeout = Duration.ofSeconds(10);
+
+	private final Cleanup cleanup = new Cleanup();
+
+	@Override
+	public String getDefaultSchemaLocation() {
+		return DEFAULT_SCHEMA_LOCATION;
+	}
+
+	public String getTableName() {
+		return this.tableName;
+	}
+
+	public void setTableName(String tableName) {
+		this.tableName = tableName;
+	}
+
+	public Duration getLockTimeout() {
+		return this.lockTimeout;
+	}
+
+	public void setLockTimeout(Duration lockTimeout) {
+		this.lockTimeout = lockTimeout;
+	}
+
+	public Cleanup getCleanup() {
+		return this.cleanup;
+	}
+
+	/**
+	 * The scheduled deletion of expired records.
+	 */
+	public static class Cleanup {
+
+		/**
+		 * How often expired records are deleted; 0 turns the cleanup off.
+		 */
+		private Duration interval = Duration.ofHours(1);
+
+		/**
+		 * The most records one delete statement removes.
+		 */
+		private int batchSize = 1000;
+
+		public Duration getInterval() {
+			return this.interval;
+		}
+
+		public void setInterval(Duration interval) {
+			this.interval = interval;
+		}
+
+		public int getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(int batchSize) {
+			this.batchSize = batchSize;
+		}
+
+	}
+
+}

@@ -1,0 +1,18 @@
+package io.github.idempotency.autoconfigure;
+
+import javax.sql.DataSource;
+
+import org.springframework.boot.jdbc.init.PropertiesBasedDataSourceScriptDatabaseInitializer;
+
+/**
+ * Creates the jdbc store's table from the schema file the jar ships for the platform,
+ * as {@code idempotency.jdbc.initialize-schema} says.
+ */
+public class IdempotencyJdbcSchemaInitializer
+		extends PropertiesBasedDataSourceScriptDatabaseInitializer<IdempotencyJdbcProperties> {
+
+	public IdempotencyJdbcSchemaInitializer(DataSource dataSource, IdempotencyJdbcProperties properties) {
+		super(dataSource, properties);
+	}
+
+}

@@ -1,0 +1,81 @@
+package io.github.idempotency.autoconfigure;
+
+import java.time.Duration;
+
+import javax.sql.DataSource;
+
+import io.github.idempotency.aop.IdempotentInterceptor;
+import io.github.idempotency.aop.TransactionalInvocationWrapper;
+import io.github.idempotency.store.jdbc.JdbcExpiredRecordsCleaner;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.sql.autoconfigure.init.OnDatabaseInitializationCondition;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * What every store on the jdbc table needs (the jdbc and the hybrid backends): its schema,
+ * the cleanup of expired records, and the transaction a {@code @Transactional} method
+ * begins before its claim.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(IdempotencyJdbcProperties.class)
+class JdbcSupportConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Conditional(OnIdempotencyJdbcInitializationCondition.class)
+	IdempotencyJdbcSchemaInitializer idempotencyJdbcSchemaInitializer(DataSource dataSource,
+			IdempotencyJdbcProperties properties) {
+		return new IdempotencyJdbcSchemaInitializer(dataSource, properties);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Conditional(OnCleanupEnabledCondition.class)
+	JdbcExpiredRecordsCleaner idempotencyJdbcCleaner(DataSource dataSource, IdempotencyJdbcProperties properties) {
+		return new JdbcExpiredRecordsCleaner(JdbcStoreConfiguration.createStore(dataSource, properties), properties.getCleanup().getInterval(),
+				properties.getCleanup().getBatchSize());
+	}
+
+	@Bean
+	@ConditionalOnClass(PlatformTransactionManager.class)
+	@ConditionalOnBean(PlatformTransactionManager.class)
+	@ConditionalOnMissingBean
+	IdempotentInterceptor.InvocationWrapper transactionalInvocationWrapper(BeanFactory beanFactory) {
+		return new TransactionalInvocationWrapper(beanFactory);
+	}
+
+	static class OnIdempotencyJdbcInitializationCondition extends OnDatabaseInitializationCondition {
+
+		OnIdempotencyJdbcInitializationCondition() {
+			super("Idempotency JDBC", "idempotency.jdbc.initialize-schema");
+		}
+
+	}
+
+	static class OnCleanupEnabledCondition extends SpringBootCondition {
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			Duration interval = Binder.get(context.getEnvironment())
+				.bind("idempotency.jdbc.cleanup.interval", Duration.class)
+				.orElse(Duration.ofHours(1));
+			String message = "idempotency.jdbc.cleanup.interval is " + interval;
+			return (interval.isZero() || interval.isNegative()) ? ConditionOutcome.noMatch(message)
+					: ConditionOutcome.match(message);
+		}
+
+	}
+
+}
