@@ -46,6 +46,27 @@ public final class TestDatabases {
 		return new JdbcIdempotencyStore(dataSource, "idempotency_record", Duration.ofSeconds(5), clock);
 	}
 
+	/**
+	 * Creates a table of the store's schema under another name, for tests that count rows.
+	 * @param dataSource the database
+	 * @param platform the schema file's platform ({@code postgresql}, {@code mariadb}, {@code h2})
+	 * @param table the table name
+	 */
+	public static void createTable(DataSource dataSource, String platform, String table) {
+		try {
+			String schema = new ClassPathResource("io/github/idempotency/store/jdbc/schema-" + platform + ".sql")
+				.getContentAsString(java.nio.charset.StandardCharsets.UTF_8)
+				.replace("idempotency_record", table);
+			org.springframework.jdbc.core.simple.JdbcClient.create(dataSource).sql("DROP TABLE IF EXISTS " + table).update();
+			new ResourceDatabasePopulator(new org.springframework.core.io.ByteArrayResource(
+					schema.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+				.execute(dataSource);
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+	}
+
 	private static DataSource pool(String url, String platform) {
 		return pools.computeIfAbsent(url, (key) -> {
 			HikariDataSource dataSource = new HikariDataSource();

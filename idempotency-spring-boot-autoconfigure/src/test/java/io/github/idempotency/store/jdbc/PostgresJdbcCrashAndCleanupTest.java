@@ -1,0 +1,145 @@
+package io.github.idempotency.store.jdbc;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import io.github.idempotency.IdempotencyContext;
+import io.github.idempotency.IdempotencyLeaseLostException;
+import io.github.idempotency.InProgressPolicy;
+import io.github.idempotency.core.EngineSettings;
+import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.core.IdempotencyObserver;
+import io.github.idempotency.core.IdempotentOperation;
+import io.github.idempotency.core.OperationDefinition;
+import io.github.idempotency.core.StoreUnavailablePolicy;
+import io.github.idempotency.store.ClaimOutcome;
+import io.github.idempotency.store.ClaimRequest;
+import io.github.idempotency.store.MutableClock;
+import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.RecordStatus;
+import io.github.idempotency.testsupport.TestDatabases;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A crashed consumer's claim is taken over and its late completion refused; expired rows
+ * are cleaned up in batches — on PostgreSQL, in a table of their own.
+ */
+class PostgresJdbcCrashAndCleanupTest {
+
+	private static final Duration LEASE = Duration.ofSeconds(30);
+
+	private final DataSource dataSource = TestDatabases.postgres();
+
+	private final MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+
+	private final JdbcIdempotencyStore store;
+
+	private final IdempotencyEngine engine;
+
+	PostgresJdbcCrashAndCleanupTest() {
+		TestDatabases.createTable(this.dataSource, "postgresql", "idempotency_crash_test");
+		this.store = new JdbcIdempotencyStore(this.dataSource, "idempotency_crash_test", Duration.ofSeconds(5),
+				this.clock);
+		this.engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
+				new EngineSettings(LEASE, false, Duration.ofDays(7), InProgressPolicy.REJECT, Duration.ofSeconds(1),
+						StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				IdempotencyObserver.NONE);
+	}
+
+	@AfterEach
+	void close() {
+		this.engine.close();
+	}
+
+	@Test
+	void aDeadOwnersClaimIsTakenOverWithItsRecoveryPointAndItsLateCompletionIsRefused() throws Throwable {
+		IdempotentOperation operation = this.engine.prepare(new OperationDefinition("order", String.class, false, null,
+				null, InProgressPolicy.DEFAULT, List.of()));
+		CountDownLatch crashed = new CountDownLatch(1);
+		CountDownLatch wakeUp = new CountDownLatch(1);
+		CompletableFuture<Object> deadOwner = CompletableFuture.supplyAsync(() -> {
+			try {
+				return this.engine.execute(operation, "o-1", null, () -> {
+					IdempotencyContext.current().saveRecoveryPoint("stock-reserved");
+					crashed.countDown();
+					wakeUp.await();
+					return "late";
+				});
+			}
+			catch (Throwable ex) {
+				return ex;
+			}
+		});
+		assertThat(crashed.await(10, TimeUnit.SECONDS)).isTrue();
+		this.clock.advance(LEASE.plusSeconds(1));
+		Object redelivery = this.engine.execute(operation, "o-1", null,
+				() -> "attempt " + IdempotencyContext.current().attempt() + " from "
+						+ IdempotencyContext.current().recoveryPoint().orElseThrow());
+		assertThat(redelivery).isEqualTo("attempt 2 from stock-reserved");
+		wakeUp.countDown();
+		assertThat(deadOwner.get(10, TimeUnit.SECONDS)).isInstanceOf(IdempotencyLeaseLostException.class);
+		assertThat(this.store.find(new RecordId("order", "o-1")).orElseThrow().response())
+			.isEqualTo("\"attempt 2 from stock-reserved\"");
+	}
+
+	@Test
+	void cleanupDeletesOnlyExpiredRowsInBatches() {
+		// a claim is kept for its lease plus the retention, so a crashed run can still be taken over
+		for (int i = 0; i < 5; i++) {
+			claim("finished-" + i);
+			this.store.complete(new RecordId("cleanup", "finished-" + i), "owner", "1", Duration.ofHours(1));
+		}
+		claim("crashed");
+		this.clock.advance(Duration.ofHours(2));
+		claim("running");
+		JdbcExpiredRecordsCleaner cleaner = new JdbcExpiredRecordsCleaner(this.store, Duration.ofHours(1), 2);
+		assertThat(cleaner.cleanUp()).isEqualTo(5);
+		assertThat(rows()).containsExactlyInAnyOrder("crashed", "running");
+		assertThat(this.store.find(new RecordId("cleanup", "running")).orElseThrow().status())
+			.isEqualTo(RecordStatus.IN_PROGRESS);
+		assertThat(cleaner.cleanUp()).isZero();
+	}
+
+	@Test
+	void scheduledCleanupRunsUntilStopped() {
+		claim("old");
+		this.store.complete(new RecordId("cleanup", "old"), "owner", "1", Duration.ofMinutes(1));
+		this.clock.advance(Duration.ofHours(1));
+		JdbcExpiredRecordsCleaner cleaner = new JdbcExpiredRecordsCleaner(this.store, Duration.ofMillis(50), 10);
+		cleaner.start();
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> rows().isEmpty());
+		}
+		finally {
+			cleaner.stop();
+		}
+		assertThat(cleaner.isRunning()).isFalse();
+	}
+
+	private void claim(String key) {
+		assertThat(this.store
+			.claim(new ClaimRequest(new RecordId("cleanup", key), "owner", null, LEASE, Duration.ofDays(1), true))
+			.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+	}
+
+	private List<String> rows() {
+		return JdbcClient.create(this.dataSource)
+			.sql("SELECT idempotency_key FROM idempotency_crash_test")
+			.query(String.class)
+			.list();
+	}
+
+}
