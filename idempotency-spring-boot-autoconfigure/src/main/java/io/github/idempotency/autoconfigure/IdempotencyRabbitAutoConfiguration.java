@@ -23,7 +23,7 @@ import org.springframework.context.annotation.Bean;
  * {@link IdempotencyFatalExceptionStrategy#errorHandler()} itself.
  */
 @AutoConfiguration(beforeName = "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration")
-@ConditionalOnClass({ SimpleMessageListenerContainer.class, IdempotencyFatalExceptionStrategy.class })
+@ConditionalOnClass(SimpleMessageListenerContainer.class)
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
 public final class IdempotencyRabbitAutoConfiguration {
 

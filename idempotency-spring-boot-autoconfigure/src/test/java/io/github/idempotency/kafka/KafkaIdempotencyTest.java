@@ -32,9 +32,9 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
-import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.test.condition.EmbeddedKafkaCondition;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.util.backoff.FixedBackOff;
@@ -76,6 +76,7 @@ class KafkaIdempotencyTest {
 	@Test
 	void duplicatesSpreadOverPartitionsAndThreadsHaveOneEffectEach() {
 		this.runner.withUserConfiguration(PaymentListener.class).run((context) -> {
+			awaitAssignment(container(context, PAYMENTS));
 			KafkaTemplate<String, String> template = template(context);
 			for (int i = 0; i < 300; i++) {
 				// keys 0-99 are sent twice, each time to another partition
@@ -95,21 +96,22 @@ class KafkaIdempotencyTest {
 		this.runner.withUserConfiguration(RestartListener.class)
 			.withPropertyValues("spring.kafka.listener.ack-mode=manual")
 			.run((context) -> {
+				ConcurrentMessageListenerContainer<?, ?> container = container(context, RESTART);
+				awaitAssignment(container);
 				KafkaTemplate<String, String> template = template(context);
 				for (int i = 0; i < 30; i++) {
 					template.send(record(RESTART, i % 3, "r-" + i, "100"));
 				}
 				template.flush();
 				Effects effects = context.getBean(Effects.class);
-				await().atMost(TIMEOUT).until(() -> effects.deliveries.get() == 30);
+				await().atMost(TIMEOUT).until(() -> effects.byKey.size() == 30);
 				// nothing was acknowledged: no offset is committed
-				MessageListenerContainer container = context.getBean(KafkaListenerEndpointRegistry.class)
-					.getListenerContainer(RESTART);
 				container.stop();
+				int deliveredBeforeRestart = effects.deliveries.get();
 				container.start();
-				await().atMost(TIMEOUT).until(() -> effects.deliveries.get() == 60);
+				await().atMost(TIMEOUT).until(() -> effects.deliveries.get() >= deliveredBeforeRestart + 30);
+				await().atMost(TIMEOUT).until(() -> hits(context, "restart") >= 30);
 				assertThat(effects.byKey).hasSize(30).allSatisfy((key, count) -> assertThat(count).hasValue(1));
-				await().atMost(TIMEOUT).until(() -> hits(context, "restart") == 30);
 			});
 	}
 
@@ -133,6 +135,22 @@ class KafkaIdempotencyTest {
 			assertThat(effects.attemptsByValue.get("999")).hasValue(1);
 			assertThat(effects.byKey).containsOnlyKeys("order-1");
 		});
+	}
+
+	private static ConcurrentMessageListenerContainer<?, ?> container(ApplicationContext context, String id) {
+		return (ConcurrentMessageListenerContainer<?, ?>) context.getBean(KafkaListenerEndpointRegistry.class)
+			.getListenerContainer(id);
+	}
+
+	/**
+	 * Waits until every consumer thread of the container owns a partition.
+	 * @param container the container
+	 */
+	private static void awaitAssignment(ConcurrentMessageListenerContainer<?, ?> container) {
+		await().atMost(TIMEOUT)
+			.until(() -> container.getContainers()
+				.stream()
+				.allMatch((child) -> !child.getAssignedPartitions().isEmpty()));
 	}
 
 	@SuppressWarnings("unchecked")
@@ -182,7 +200,7 @@ class KafkaIdempotencyTest {
 			this.effects = effects;
 		}
 
-		@KafkaListener(id = "payments", topics = PAYMENTS, concurrency = "3")
+		@KafkaListener(id = PAYMENTS, topics = PAYMENTS, concurrency = "3")
 		@Idempotent(key = "#record.headers.lastHeader('idempotency-key')", workflow = "payment")
 		public void onPayment(ConsumerRecord<String, String> record) {
 			this.effects.apply(record);
