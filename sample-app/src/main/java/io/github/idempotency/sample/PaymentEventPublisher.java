@@ -1,6 +1,9 @@
 package io.github.idempotency.sample;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -9,7 +12,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.stereotype.Component;
 
 /**
@@ -28,15 +33,19 @@ public class PaymentEventPublisher implements ApplicationRunner {
 
 	private final SampleProperties properties;
 
+	private final KafkaListenerEndpointRegistry listeners;
+
 	public PaymentEventPublisher(KafkaTemplate<String, String> kafka, PaymentSummary summary,
-			SampleProperties properties) {
+			SampleProperties properties, KafkaListenerEndpointRegistry listeners) {
 		this.kafka = kafka;
+		this.listeners = listeners;
 		this.summary = summary;
 		this.properties = properties;
 	}
 
 	@Override
-	public void run(ApplicationArguments args) {
+	public void run(ApplicationArguments args) throws InterruptedException {
+		awaitConsumers();
 		int events = this.properties.events();
 		int duplicates = this.properties.duplicates();
 		int unique = events - duplicates;
@@ -52,6 +61,28 @@ public class PaymentEventPublisher implements ApplicationRunner {
 		this.kafka.flush();
 		logger.info("Published " + events + " payment events");
 		this.summary.expect(events, duplicates);
+	}
+
+	/**
+	 * Waits (up to 30 seconds) until every consumer thread owns a partition, so the burst
+	 * is not consumed during the group's first rebalances.
+	 */
+	private void awaitConsumers() throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (!consumersAssigned() && System.nanoTime() < deadline) {
+			Thread.sleep(100);
+		}
+	}
+
+	private boolean consumersAssigned() {
+		return this.listeners.getListenerContainers()
+			.stream()
+			.flatMap((container) -> (container instanceof ConcurrentMessageListenerContainer<?, ?> concurrent)
+					? concurrent.getContainers().stream() : Stream.of(container))
+			.allMatch((container) -> {
+				Collection<?> partitions = container.getAssignedPartitions();
+				return partitions != null && !partitions.isEmpty();
+			});
 	}
 
 	/**
