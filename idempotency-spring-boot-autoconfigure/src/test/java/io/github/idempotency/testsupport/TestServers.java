@@ -8,6 +8,7 @@ import com.redis.testcontainers.RedisContainer;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.mariadb.MariaDBContainer;
 import org.testcontainers.postgresql.PostgreSQLContainer;
+import org.testcontainers.rabbitmq.RabbitMQContainer;
 
 /**
  * Finds the servers the tests run against: the address the environment names
@@ -72,6 +73,18 @@ public final class TestServers {
 					+ "there is no Testcontainers fallback for a cluster");
 		}
 		return nodes;
+	}
+
+	/**
+	 * @return a RabbitMQ URL with its credentials ({@code amqp://user:password@host:port})
+	 */
+	public static String rabbitMqUrl() {
+		return find("IDEMPOTENCY_TEST_RABBITMQ_URL", "RabbitMQ", "amqp://guest:guest@127.0.0.1:5672", () -> {
+			RabbitMQContainer container = new RabbitMQContainer("rabbitmq:4-alpine");
+			container.start();
+			return "amqp://" + container.getAdminUsername() + ":" + container.getAdminPassword() + "@"
+					+ container.getHost() + ":" + container.getAmqpPort();
+		});
 	}
 
 	/**

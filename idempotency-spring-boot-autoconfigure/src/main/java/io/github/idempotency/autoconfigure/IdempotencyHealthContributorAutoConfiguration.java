@@ -1,0 +1,30 @@
+package io.github.idempotency.autoconfigure;
+
+import io.github.idempotency.actuate.IdempotencyHealthIndicator;
+import io.github.idempotency.store.IdempotencyStore;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The {@code idempotency} health contributor: whether the store answers. Disabled by
+ * {@code management.health.idempotency.enabled=false}.
+ */
+@AutoConfiguration(after = IdempotencyAutoConfiguration.class,
+		beforeName = "org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration")
+@ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
+@ConditionalOnBean(IdempotencyStore.class)
+@ConditionalOnEnabledHealthIndicator("idempotency")
+public final class IdempotencyHealthContributorAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(name = "idempotencyHealthIndicator")
+	IdempotencyHealthIndicator idempotencyHealthIndicator(IdempotencyStore store) {
+		return new IdempotencyHealthIndicator(store);
+	}
+
+}

@@ -1,0 +1,43 @@
+package io.github.idempotency.autoconfigure;
+
+import io.github.idempotency.kafka.IdempotencyKafkaErrorHandlerPostProcessor;
+import io.github.idempotency.kafka.IdempotencyKafkaErrors;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+
+/**
+ * Spring Kafka support: the starter's not-retryable exceptions skip the retries of the
+ * {@link DefaultErrorHandler} and go to its recoverer at once.
+ * <p>
+ * The application's {@code DefaultErrorHandler} bean (the usual place of a
+ * {@code DeadLetterPublishingRecoverer}) is classified by a post-processor. Without any
+ * {@link CommonErrorHandler} bean, a classified {@code DefaultErrorHandler} with Spring
+ * Kafka's default back off and logging recoverer is defined, which Spring Boot hands to
+ * its listener container factory.
+ */
+@AutoConfiguration(beforeName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
+@ConditionalOnClass(DefaultErrorHandler.class)
+@ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
+public final class IdempotencyKafkaAutoConfiguration {
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static IdempotencyKafkaErrorHandlerPostProcessor idempotencyKafkaErrorHandlerPostProcessor() {
+		return new IdempotencyKafkaErrorHandlerPostProcessor();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(CommonErrorHandler.class)
+	DefaultErrorHandler idempotencyKafkaErrorHandler() {
+		// the post-processor classifies it too; classify here so it stands on its own
+		return IdempotencyKafkaErrors.classify(new DefaultErrorHandler());
+	}
+
+}

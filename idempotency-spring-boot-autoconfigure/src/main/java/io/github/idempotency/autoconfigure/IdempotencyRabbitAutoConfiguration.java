@@ -1,0 +1,44 @@
+package io.github.idempotency.autoconfigure;
+
+import io.github.idempotency.amqp.IdempotencyFatalExceptionStrategy;
+import io.github.idempotency.amqp.IdempotencyRabbitContainerCustomizer;
+import org.springframework.amqp.rabbit.config.ContainerCustomizer;
+import org.springframework.amqp.rabbit.listener.DirectMessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Spring AMQP support: on the listener containers of Spring Boot's auto-configured
+ * {@code rabbitListenerContainerFactory}, the starter's not-retryable exceptions are
+ * rejected without requeue (to the dead-letter exchange) and
+ * {@code IdempotencyInProgressException} is requeued.
+ * <p>
+ * Spring Boot applies a {@link ContainerCustomizer} only when it is the only one of its
+ * type, so the customizers back off when the application defines its own; the
+ * application's customizer or factory then sets
+ * {@link IdempotencyFatalExceptionStrategy#errorHandler()} itself.
+ */
+@AutoConfiguration(beforeName = "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration")
+@ConditionalOnClass(SimpleMessageListenerContainer.class)
+@ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
+public final class IdempotencyRabbitAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(value = SimpleMessageListenerContainer.class,
+			parameterizedContainer = ContainerCustomizer.class)
+	IdempotencyRabbitContainerCustomizer<SimpleMessageListenerContainer> idempotencySimpleRabbitContainerCustomizer() {
+		return new IdempotencyRabbitContainerCustomizer<>();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(value = DirectMessageListenerContainer.class,
+			parameterizedContainer = ContainerCustomizer.class)
+	IdempotencyRabbitContainerCustomizer<DirectMessageListenerContainer> idempotencyDirectRabbitContainerCustomizer() {
+		return new IdempotencyRabbitContainerCustomizer<>();
+	}
+
+}

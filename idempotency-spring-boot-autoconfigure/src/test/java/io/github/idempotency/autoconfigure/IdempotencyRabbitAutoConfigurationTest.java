@@ -1,0 +1,80 @@
+package io.github.idempotency.autoconfigure;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.idempotency.IdempotencyInProgressException;
+import io.github.idempotency.IdempotencyKeyReusedException;
+import io.github.idempotency.amqp.IdempotencyFatalExceptionStrategy;
+import io.github.idempotency.amqp.IdempotencyRabbitContainerCustomizer;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.listener.ConditionalRejectingErrorHandler;
+import org.springframework.amqp.rabbit.config.ContainerCustomizer;
+import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+import org.springframework.amqp.rabbit.support.ListenerExecutionFailedException;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.ResolvableType;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * One fact of the RabbitMQ auto-configuration per test.
+ */
+class IdempotencyRabbitAutoConfigurationTest {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(IdempotencyRabbitAutoConfiguration.class));
+
+	@Test
+	void bootsListenerContainersGetTheIdempotencyErrorHandler() {
+		this.runner.run((context) -> {
+			assertThat(context.getBeanNamesForType(ResolvableType.forClassWithGenerics(ContainerCustomizer.class,
+					SimpleMessageListenerContainer.class)))
+				.containsExactly("idempotencySimpleRabbitContainerCustomizer");
+			assertThat(context).getBeans(IdempotencyRabbitContainerCustomizer.class).hasSize(2);
+		});
+	}
+
+	@Test
+	void aUsersContainerCustomizerWins() {
+		this.runner.withUserConfiguration(UserCustomizer.class)
+			.run((context) -> assertThat(context).doesNotHaveBean("idempotencySimpleRabbitContainerCustomizer")
+				.hasBean("idempotencyDirectRabbitContainerCustomizer"));
+	}
+
+	@Test
+	void withoutSpringRabbitNothingIsConfigured() {
+		this.runner.withClassLoader(new FilteredClassLoader(SimpleMessageListenerContainer.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(IdempotencyRabbitContainerCustomizer.class));
+	}
+
+	@Test
+	void notRetryableExceptionsAreFatalAndInProgressIsNot() {
+		IdempotencyFatalExceptionStrategy strategy = new IdempotencyFatalExceptionStrategy();
+		Message message = new Message(new byte[0]);
+		assertThat(strategy.isFatal(new ListenerExecutionFailedException("failed",
+				new IdempotencyKeyReusedException("payment"), message)))
+			.isTrue();
+		assertThat(strategy.isFatal(new ListenerExecutionFailedException("failed",
+				new IdempotencyInProgressException("running"), message)))
+			.isFalse();
+		assertThat(strategy.isFatal(new ListenerExecutionFailedException("failed",
+				new IllegalStateException("boom"), message)))
+			.isFalse();
+		assertThat(IdempotencyFatalExceptionStrategy.errorHandler()).isInstanceOf(ConditionalRejectingErrorHandler.class);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserCustomizer {
+
+		@Bean
+		ContainerCustomizer<SimpleMessageListenerContainer> myCustomizer() {
+			return (container) -> container.setPrefetchCount(1);
+		}
+
+	}
+
+}

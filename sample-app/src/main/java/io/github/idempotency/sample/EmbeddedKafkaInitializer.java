@@ -1,0 +1,43 @@
+package io.github.idempotency.sample;
+
+import java.util.Map;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.Profiles;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+/**
+ * Starts an in-process Kafka broker (three partitions per topic) before any Kafka client
+ * is created, and points {@code spring.kafka.bootstrap-servers} at it, so the sample needs
+ * no installed server. Skipped on the {@code servers} profile, which names a real broker.
+ * Registered in {@code META-INF/spring.factories}.
+ */
+public class EmbeddedKafkaInitializer implements ApplicationContextInitializer<ConfigurableApplicationContext> {
+
+	private static final Log logger = LogFactory.getLog(EmbeddedKafkaInitializer.class);
+
+	@Override
+	public void initialize(ConfigurableApplicationContext context) {
+		ConfigurableEnvironment environment = context.getEnvironment();
+		if (environment.acceptsProfiles(Profiles.of("servers"))) {
+			return;
+		}
+		EmbeddedKafkaKraftBroker broker = new EmbeddedKafkaKraftBroker(1, 3, PaymentConsumer.TOPIC);
+		broker.afterPropertiesSet();
+		logger.info("Started an in-process Kafka broker at " + broker.getBrokersAsString());
+		environment.getPropertySources()
+			.addFirst(new MapPropertySource("embeddedKafka",
+					Map.of("spring.kafka.bootstrap-servers", broker.getBrokersAsString())));
+		context.getBeanFactory().registerSingleton("embeddedKafkaBroker", broker);
+		context.addApplicationListener((ApplicationListener<ContextClosedEvent>) (event) -> broker.destroy());
+	}
+
+}
