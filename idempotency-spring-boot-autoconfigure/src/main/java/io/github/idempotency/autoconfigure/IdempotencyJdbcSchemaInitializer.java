@@ -1,18 +1,21 @@
 package io.github.idempotency.autoconfigure;
 
+import java.util.Map;
+
 import javax.sql.DataSource;
 
+import org.springframework.boot.jdbc.DatabaseDriver;
 import org.springframework.boot.jdbc.init.PropertiesBasedDataSourceScriptDatabaseInitializer;
 
 /**
  * Creates the jdbc store's table from the schema file the jar ships for the platform,
- * as {@code idempotency.jdbc.initialize-schema} says.
+ * as {@code idempotency.jdbc.initialize-schema} says. MariaDB uses the MySQL schema.
  */
 public class IdempotencyJdbcSchemaInitializer
 		extends PropertiesBasedDataSourceScriptDatabaseInitializer<IdempotencyJdbcProperties> {
 
 	public IdempotencyJdbcSchemaInitializer(DataSource dataSource, IdempotencyJdbcProperties properties) {
-		super(dataSource, properties);
+		super(dataSource, properties, Map.of(DatabaseDriver.MARIADB, "mysql"));
 	}
 
 }

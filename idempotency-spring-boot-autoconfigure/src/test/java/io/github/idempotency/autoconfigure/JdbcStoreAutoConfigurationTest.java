@@ -14,6 +14,7 @@ import io.github.idempotency.core.IdempotencyEngine;
 import io.github.idempotency.store.jdbc.JdbcExpiredRecordsCleaner;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
+import io.github.idempotency.testsupport.TestServers;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -55,6 +56,19 @@ class JdbcStoreAutoConfigurationTest {
 				.query(String.class)
 				.single()).isEqualTo("\"first\"");
 		});
+	}
+
+	@Test
+	void onMariaDbTheMySqlSchemaIsUsed() {
+		this.runner.withPropertyValues("spring.datasource.url=" + TestServers.mariaDbUrl(),
+				"idempotency.jdbc.initialize-schema=always")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(IdempotencyJdbcSchemaInitializer.class);
+				IdempotencyTemplate template = context.getBean(IdempotencyTemplate.class);
+				String key = UUID.randomUUID().toString();
+				assertThat(template.execute(IdempotentRequest.of("mariadb", key), String.class, () -> "first"))
+					.isEqualTo("first");
+			});
 	}
 
 	@Test

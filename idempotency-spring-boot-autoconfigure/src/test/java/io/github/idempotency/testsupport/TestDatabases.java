@@ -29,7 +29,7 @@ public final class TestDatabases {
 	}
 
 	public static DataSource mariaDb() {
-		return pool(TestServers.mariaDbUrl(), "mariadb");
+		return pool(TestServers.mariaDbUrl(), "mysql");
 	}
 
 	public static DataSource h2() {
@@ -49,7 +49,7 @@ public final class TestDatabases {
 	/**
 	 * Creates a table of the store's schema under another name, for tests that count rows.
 	 * @param dataSource the database
-	 * @param platform the schema file's platform ({@code postgresql}, {@code mariadb}, {@code h2})
+	 * @param platform the schema file's platform ({@code postgresql}, {@code mysql}, {@code h2})
 	 * @param table the table name
 	 */
 	public static void createTable(DataSource dataSource, String platform, String table) {
