@@ -3,6 +3,8 @@ package io.github.idempotency.actuate;
 import java.time.Duration;
 import java.time.Instant;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.InProgressPolicy;
@@ -25,6 +27,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  */
 @Endpoint(id = "idempotency")
 public class IdempotencyEndpoint {
+
+	private static final Log logger = LogFactory.getLog(IdempotencyEndpoint.class);
 
 	private final IdempotencyEngine engine;
 
@@ -65,7 +69,12 @@ public class IdempotencyEndpoint {
 	 */
 	@DeleteOperation
 	public DeletedDescriptor delete(@Selector String workflow, @Selector String key) {
-		return new DeletedDescriptor(workflow, key, store().delete(new RecordId(workflow, key)));
+		RecordId id = new RecordId(workflow, key);
+		boolean deleted = store().delete(id);
+		if (deleted) {
+			logger.info("Deleted idempotency record " + id + " through the actuator endpoint");
+		}
+		return new DeletedDescriptor(workflow, key, deleted);
 	}
 
 	private IdempotencyStore store() {
