@@ -21,7 +21,8 @@ enum JdbcDialect {
 	/**
 	 * {@code INSERT ... ON CONFLICT DO NOTHING} (a failed statement would abort the
 	 * transaction); {@code SET LOCAL lock_timeout} bounds the wait for a row another
-	 * transaction inserted or locked; lock errors are SQL state 55P03.
+	 * transaction inserted or locked (inside the caller's transaction it stays set for the
+	 * rest of that transaction); lock errors are SQL state 55P03.
 	 */
 	POSTGRESQL {
 		@Override
