@@ -14,7 +14,7 @@ import org.openjdk.jmh.annotations.State;
 public class DuplicateKeys {
 
 	/** How many finished keys a duplicate benchmark prepares. */
-	public static final int COUNT = 1024;
+	public static final int COUNT = 256;
 
 	private static final String[] KEYS = create();
 
