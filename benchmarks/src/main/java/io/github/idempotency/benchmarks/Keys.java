@@ -1,7 +1,6 @@
 package io.github.idempotency.benchmarks;
 
 import java.util.UUID;
-import java.util.stream.LongStream;
 
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
@@ -13,11 +12,12 @@ import org.openjdk.jmh.annotations.State;
 @State(Scope.Thread)
 public class Keys {
 
+	/** How many of its latest keys a thread keeps in an in-memory store. */
+	static final int WINDOW = 4096;
+
 	private final String prefix = UUID.randomUUID().toString().substring(0, 13) + "-";
 
 	private long next;
-
-	private long first;
 
 	/**
 	 * A key never used before.
@@ -28,20 +28,14 @@ public class Keys {
 	}
 
 	/**
-	 * Forgets the keys handed out so far, for {@link #issued()}.
+	 * The key handed out {@link #WINDOW} keys ago, which an in-memory benchmark drops so
+	 * that its live set, and so the garbage collector's work, stays the same size however
+	 * long it runs.
+	 * @return the key, or {@code null} at the start
 	 */
-	void mark() {
-		this.first = this.next;
-	}
-
-	/**
-	 * The keys handed out since the last {@link #mark()}.
-	 * @return the keys, in order
-	 */
-	Iterable<String> issued() {
-		long from = this.first;
-		long to = this.next;
-		return () -> LongStream.range(from, to).mapToObj((n) -> this.prefix + n).iterator();
+	String retired() {
+		long retired = this.next - 1 - WINDOW;
+		return (retired >= 0) ? this.prefix + retired : null;
 	}
 
 }
