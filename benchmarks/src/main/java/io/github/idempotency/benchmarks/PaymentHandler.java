@@ -1,6 +1,7 @@
 package io.github.idempotency.benchmarks;
 
 import io.github.idempotency.Idempotent;
+import org.springframework.transaction.annotation.Transactional;
 
 /**
  * The business method under test: it does nothing but build its result, so what a
@@ -22,6 +23,17 @@ public class PaymentHandler {
 	@Idempotent(key = "#key", workflow = WORKFLOW, retention = "2m")
 	public Receipt charge(String key) {
 		return Receipt.of(key);
+	}
+
+	/**
+	 * A consumer method whose business writes share a transaction with the idempotency
+	 * record (here there are none): a {@code void} result, so the record is inserted
+	 * already finished.
+	 * @param key the idempotency key
+	 */
+	@Transactional
+	@Idempotent(key = "#key", workflow = WORKFLOW_IN_TRANSACTION, retention = "2m")
+	public void chargeInTransaction(String key) {
 	}
 
 }
