@@ -1,5 +1,7 @@
 package io.github.idempotency.benchmarks;
 
+import java.util.Map;
+
 import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
@@ -16,6 +18,10 @@ import org.springframework.integration.selector.MetadataStoreSelector;
  * Hikari pool. Every committed write waits for its WAL flush ({@code fsync}), which is
  * what bounds first deliveries.
  * <ul>
+ * <li>{@code starter*}: the proxied {@code @Idempotent} method on the starter's jdbc store,
+ * no transaction around it: the claim's insert and the completion's update, each its own
+ * short transaction (first delivery: 2 commits); a duplicate's claim finds the finished row
+ * and reads it.</li>
  * <li>{@code bare*}: the protocol by hand with {@code JdbcClient}: {@code INSERT ... ON
  * CONFLICT DO NOTHING} (claim), then {@code UPDATE ... WHERE owner = ?} (complete). First: 2
  * statements, 2 commits; duplicate: the insert finds the row, then one {@code SELECT}
@@ -31,6 +37,16 @@ import org.springframework.integration.selector.MetadataStoreSelector;
  * </ul>
  */
 public class JdbcBenchmark {
+
+	@Benchmark
+	public Receipt starterFirst(Starter state, Keys keys) {
+		return state.handler.charge(keys.next());
+	}
+
+	@Benchmark
+	public Receipt starterDuplicate(Starter state, DuplicateKeys keys) {
+		return state.handler.charge(keys.next());
+	}
 
 	@Benchmark
 	public Receipt bareFirst(BarePostgres state, Keys keys) {
@@ -74,6 +90,24 @@ public class JdbcBenchmark {
 	@Benchmark
 	public boolean camelDuplicate(Camel state, DuplicateKeys keys) {
 		return Expect.answer(false, state.repository.add(keys.next()));
+	}
+
+	/**
+	 * The starter with {@code idempotency.backend=jdbc}.
+	 */
+	@State(Scope.Benchmark)
+	public static class Starter extends StarterState {
+
+		@Override
+		protected String backend() {
+			return "jdbc";
+		}
+
+		@Override
+		protected Map<String, Object> properties() {
+			return StarterProperties.SERVERS;
+		}
+
 	}
 
 	/**

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.camel.component.redis.processor.idempotent.SpringRedisIdempotentRepository;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -22,6 +23,9 @@ import org.springframework.integration.selector.MetadataStoreSelector;
 /**
  * Redis (one node on loopback, Lettuce through Spring Data Redis, one shared connection).
  * <ul>
+ * <li>{@code starter*}: the proxied {@code @Idempotent} method on the starter's redis store
+ * (one hash per record, Lua scripts): claim and complete, one round trip each (first
+ * delivery: 2); a duplicate's claim returns the finished record (1).</li>
  * <li>{@code bare*}: the protocol by hand on {@code StringRedisTemplate}: a claim script
  * ({@code SET NX PX}, or the record found: one round trip, also for a duplicate) and a
  * completion script fenced by owner ({@code GET} compare, {@code SET PX}: one round trip).
@@ -37,6 +41,16 @@ import org.springframework.integration.selector.MetadataStoreSelector;
  * </ul>
  */
 public class RedisBenchmark {
+
+	@Benchmark
+	public Receipt starterFirst(Starter state, Keys keys) {
+		return state.handler.charge(keys.next());
+	}
+
+	@Benchmark
+	public Receipt starterDuplicate(Starter state, DuplicateKeys keys) {
+		return state.handler.charge(keys.next());
+	}
 
 	@Benchmark
 	public Receipt bareFirst(Bare state, Keys keys) {
@@ -85,6 +99,24 @@ public class RedisBenchmark {
 	@Benchmark
 	public boolean camelDuplicate(Camel state, DuplicateKeys keys) {
 		return Expect.answer(false, state.repository.add(keys.next()));
+	}
+
+	/**
+	 * The starter with {@code idempotency.backend=redis}.
+	 */
+	@State(Scope.Benchmark)
+	public static class Starter extends StarterState {
+
+		@Override
+		protected String backend() {
+			return "redis";
+		}
+
+		@Override
+		protected Map<String, Object> properties() {
+			return StarterProperties.SERVERS;
+		}
+
 	}
 
 	/**
