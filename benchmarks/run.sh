@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds the benchmarks module and runs the JMH benchmarks at 1 and 8 threads against the
+# local servers; writes the JSON results and a markdown summary under benchmarks/target/jmh/.
+#
+#   benchmarks/run.sh [quick|full] [JMH benchmark regexp]
+#
+# quick: throughput mode for every benchmark, sample-time mode (p99) for the starter's only;
+#        1 s warm-up + 1 s measured, fork 1: under 5 minutes on 2 cores.
+# full:  throughput and sample-time modes for every benchmark, 2 x 2 s warm-up,
+#        4 x 3 s measured, fork 1 (about 35 minutes).
+set -euo pipefail
+
+mode="${1:-quick}"
+filter="${2:-.}"
+case "$mode" in
+	quick) timing=(-f 1 -wi 1 -w 1s -i 1 -r 1s) ;;
+	full) timing=(-f 1 -wi 2 -w 2s -i 4 -r 3s) ;;
+	*) echo "usage: $0 [quick|full] [JMH benchmark regexp]" >&2; exit 2 ;;
+esac
+
+cd "$(dirname "$0")/.."
+export IDEMPOTENCY_TEST_POSTGRES_URL="${IDEMPOTENCY_TEST_POSTGRES_URL:-jdbc:postgresql://127.0.0.1:5432/test?user=postgres}"
+export IDEMPOTENCY_TEST_REDIS_URL="${IDEMPOTENCY_TEST_REDIS_URL:-redis://127.0.0.1:6379}"
+
+./mvnw -q -B -pl benchmarks -am package dependency:build-classpath -DskipTests \
+	-Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime
+out=benchmarks/target/jmh
+mkdir -p "$out"
+# the run uses its own copy of the classes, so rebuilding meanwhile does not change it
+rm -rf "$out/classes-$mode"
+cp -r benchmarks/target/classes "$out/classes-$mode"
+classpath="$out/classes-$mode:$(cat benchmarks/target/classpath.txt)"
+
+rm -f "$out/$mode"-*.json
+results=()
+run() { # threads, name, JMH options
+	local threads="$1" result="$out/$mode-t$1-$2.json"
+	shift 2
+	java -cp "$classpath" org.openjdk.jmh.Main "$filter" "$@" "${timing[@]}" -t "$threads" -tu us \
+		-jvmArgs "-Xms1g -Xmx1g" -rf json -rff "$result" >"${result%.json}.log"
+	grep -E '^[A-Z][A-Za-z]+Benchmark\.[A-Za-z]+ ' "${result%.json}.log" || true
+	results+=("$result")
+}
+for threads in 1 8; do
+	if [ "$mode" = quick ]; then
+		run "$threads" thrpt -bm thrpt
+		run "$threads" sample -bm sample -e '\.(bare|plain|springIntegration|camel)[A-Z]'
+	else
+		run "$threads" all -bm thrpt,sample
+	fi
+done
+python3 benchmarks/summarize.py "${results[@]}" > "$out/$mode.md"
+cat "$out/$mode.md"
+echo "results: ${results[*]}; summary: $out/$mode.md"

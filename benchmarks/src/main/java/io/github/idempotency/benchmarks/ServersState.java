@@ -1,0 +1,61 @@
+package io.github.idempotency.benchmarks;
+
+import javax.sql.DataSource;
+
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import tools.jackson.databind.ObjectReader;
+import tools.jackson.databind.ObjectWriter;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The PostgreSQL and Redis clients as Spring Boot configures them (Hikari, one shared
+ * Lettuce connection), for the baselines and the peers.
+ */
+@State(Scope.Benchmark)
+public class ServersState {
+
+	ConfigurableApplicationContext context;
+
+	DataSource dataSource;
+
+	JdbcClient jdbc;
+
+	TransactionTemplate transactions;
+
+	RedisConnectionFactory redisConnections;
+
+	StringRedisTemplate redis;
+
+	ObjectWriter writer;
+
+	ObjectReader reader;
+
+	@Setup(Level.Trial)
+	public void start() {
+		this.context = BenchmarkContexts.servers();
+		this.dataSource = this.context.getBean(DataSource.class);
+		this.jdbc = this.context.getBean(JdbcClient.class);
+		this.transactions = this.context.getBean(TransactionTemplate.class);
+		this.redisConnections = this.context.getBean(RedisConnectionFactory.class);
+		this.redis = this.context.getBean(StringRedisTemplate.class);
+		JsonMapper jsonMapper = this.context.getBean(JsonMapper.class);
+		this.writer = jsonMapper.writerFor(Receipt.class);
+		this.reader = jsonMapper.readerFor(Receipt.class);
+	}
+
+	@TearDown(Level.Trial)
+	public void stop() {
+		this.context.close();
+	}
+
+}

@@ -1,0 +1,125 @@
+package io.github.idempotency.benchmarks;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.RecordStatus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Each benchmark's state sets up and each benchmark method takes the path it claims to
+ * measure, once, on the servers CI exports (PostgreSQL, Redis). JMH itself never runs in
+ * the build.
+ */
+class BenchmarksTest {
+
+	private static final ServersState servers = new ServersState();
+
+	@BeforeAll
+	static void start() {
+		servers.start();
+	}
+
+	@AfterAll
+	static void stop() {
+		servers.stop();
+	}
+
+	@Test
+	void memoryStarterStoresTheFirstDeliveryAndReplaysDuplicates() throws Exception {
+		MemoryBenchmark benchmark = new MemoryBenchmark();
+		MemoryBenchmark.StarterState state = new MemoryBenchmark.StarterState();
+		state.start();
+		try {
+			Receipt first = benchmark.starterFirst(state, new Keys());
+			assertThat(state.store.find(new RecordId(PaymentHandler.WORKFLOW, first.key())))
+				.hasValueSatisfying((record) -> assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED));
+			assertThat(benchmark.starterDuplicate(state, new DuplicateKeys()).status()).isEqualTo("CHARGED");
+			assertThat(benchmark.plainCall(state, new Keys())).isNotNull();
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	@Test
+	void memoryBareTakesBothPaths() {
+		MemoryBenchmark benchmark = new MemoryBenchmark();
+		MemoryBenchmark.BareState state = new MemoryBenchmark.BareState();
+		state.finishDuplicates();
+		Receipt first = benchmark.bareFirst(state, new Keys());
+		assertThat(state.store.find(new RecordId(PaymentHandler.WORKFLOW, first.key()))).isPresent();
+		assertThat(benchmark.bareDuplicate(state, new DuplicateKeys())).isNotNull();
+	}
+
+	@Test
+	void redisBareStoresTheFirstDeliveryAndReplaysDuplicates() {
+		RedisBenchmark benchmark = new RedisBenchmark();
+		RedisBenchmark.Bare state = new RedisBenchmark.Bare();
+		state.finishDuplicates(servers);
+		Receipt first = benchmark.bareFirst(state, new Keys());
+		assertThat(servers.redis.opsForValue().get(RedisBenchmark.Bare.PREFIX + first.key())).startsWith("C|{");
+		assertThat(benchmark.bareDuplicate(state, new DuplicateKeys()).status()).isEqualTo("CHARGED");
+	}
+
+	@Test
+	void redisPeersTakeBothPaths() {
+		RedisBenchmark benchmark = new RedisBenchmark();
+		RedisBenchmark.SpringIntegration integration = new RedisBenchmark.SpringIntegration();
+		integration.start(servers);
+		RedisBenchmark.Camel camel = new RedisBenchmark.Camel();
+		camel.start(servers);
+		try {
+			assertThat(benchmark.springIntegrationFirst(integration, new Keys())).isTrue();
+			assertThat(benchmark.springIntegrationDuplicate(integration, new DuplicateKeys())).isFalse();
+			assertThat(benchmark.camelFirst(camel, new Keys())).isTrue();
+			assertThat(benchmark.camelDuplicate(camel, new DuplicateKeys())).isFalse();
+		}
+		finally {
+			integration.clear();
+			camel.stop();
+		}
+	}
+
+	@Test
+	void postgresBareStoresTheFirstDeliveryAndReplaysDuplicates() {
+		BarePostgres state = new BarePostgres();
+		state.start(servers);
+		try {
+			JdbcBenchmark benchmark = new JdbcBenchmark();
+			Receipt first = benchmark.bareFirst(state, new Keys());
+			assertThat(state.response(BarePostgres.WORKFLOW, first.key())).contains("\"CHARGED\"");
+			assertThat(benchmark.bareDuplicate(state, new DuplicateKeys()).status()).isEqualTo("CHARGED");
+			JdbcInTransactionBenchmark inTransaction = new JdbcInTransactionBenchmark();
+			String key = inTransaction.bareFirst(state, new Keys());
+			assertThat(state.status(BarePostgres.WORKFLOW_IN_TRANSACTION, key)).isEqualTo("COMPLETED");
+			assertThat(inTransaction.bareDuplicate(state, new DuplicateKeys())).isEqualTo("COMPLETED");
+		}
+		finally {
+			state.clear();
+		}
+	}
+
+	@Test
+	void postgresPeersTakeBothPaths() {
+		JdbcBenchmark benchmark = new JdbcBenchmark();
+		JdbcBenchmark.SpringIntegration integration = new JdbcBenchmark.SpringIntegration();
+		integration.start(servers);
+		JdbcBenchmark.Camel camel = new JdbcBenchmark.Camel();
+		camel.start(servers);
+		try {
+			assertThat(benchmark.springIntegrationFirst(integration, new Keys())).isTrue();
+			assertThat(benchmark.springIntegrationDuplicate(integration, new DuplicateKeys())).isFalse();
+			assertThat(benchmark.camelFirst(camel, new Keys())).isTrue();
+			assertThat(benchmark.camelDuplicate(camel, new DuplicateKeys())).isFalse();
+		}
+		finally {
+			integration.clear();
+			camel.stop();
+		}
+	}
+
+}
