@@ -1,5 +1,8 @@
 package io.github.idempotency.store.hybrid;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -66,8 +69,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 			"org.springframework.transaction.support.TransactionSynchronizationManager",
 			HybridIdempotencyStore.class.getClassLoader());
 
-	private static final RedisScript<Long> PUT = RedisScript
-		.of(new ClassPathResource("put.lua", HybridIdempotencyStore.class), Long.class);
+	private static final RedisScript<Long> PUT = putScript();
 
 	private static final long RETRY_INTERVAL = TimeUnit.SECONDS.toNanos(1);
 
@@ -281,6 +283,20 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 						+ "of truth alone until it returns", ex);
 			}
 			return null;
+		}
+	}
+
+	/**
+	 * The cache's write script, read once: a {@code RedisScript} made from a
+	 * {@code Resource} checks the resource for changes on every call.
+	 */
+	private static RedisScript<Long> putScript() {
+		try {
+			return RedisScript.of(new ClassPathResource("put.lua", HybridIdempotencyStore.class)
+				.getContentAsString(StandardCharsets.UTF_8), Long.class);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot read the Redis script put.lua", ex);
 		}
 	}
 

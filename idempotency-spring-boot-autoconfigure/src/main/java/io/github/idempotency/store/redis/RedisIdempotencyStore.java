@@ -1,5 +1,7 @@
 package io.github.idempotency.store.redis;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -301,8 +303,22 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return value.getBytes(StandardCharsets.UTF_8);
 	}
 
+	/**
+	 * A script read once: a {@code RedisScript} made from a {@code Resource} checks the
+	 * resource for changes on every call.
+	 */
+	static <T> RedisScript<T> script(Class<?> owner, String name, Class<T> resultType) {
+		try {
+			return RedisScript.of(new ClassPathResource(name, owner).getContentAsString(StandardCharsets.UTF_8),
+					resultType);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot read the Redis script " + name, ex);
+		}
+	}
+
 	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
-		return RedisScript.of(new ClassPathResource(name, RedisIdempotencyStore.class), resultType);
+		return script(RedisIdempotencyStore.class, name, resultType);
 	}
 
 }
