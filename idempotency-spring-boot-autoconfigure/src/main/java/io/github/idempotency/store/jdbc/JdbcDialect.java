@@ -6,8 +6,6 @@ import java.util.Locale;
 
 import javax.sql.DataSource;
 
-import org.jspecify.annotations.Nullable;
-
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
 
@@ -20,20 +18,19 @@ enum JdbcDialect {
 
 	/**
 	 * {@code INSERT ... ON CONFLICT DO NOTHING} (a failed statement would abort the
-	 * transaction); {@code SET LOCAL lock_timeout} bounds the wait for a row another
-	 * transaction inserted or locked (inside the caller's transaction it stays set for the
-	 * rest of that transaction); lock errors are SQL state 55P03.
+	 * transaction); a local {@code lock_timeout}, set in the same statement, bounds the
+	 * wait for a row another transaction inserted or locked (inside the caller's
+	 * transaction it stays set for the rest of that transaction); lock errors are SQL
+	 * state 55P03.
 	 */
 	POSTGRESQL {
 		@Override
 		String insert(String table, Duration lockTimeout) {
-			return "INSERT INTO " + table + " (" + COLUMNS + ") VALUES (" + PARAMETERS
-					+ ") ON CONFLICT (workflow, idempotency_key) DO NOTHING";
-		}
-
-		@Override
-		String lockTimeout(Duration timeout) {
-			return "SET LOCAL lock_timeout = '" + Math.max(1, timeout.toMillis()) + "ms'";
+			// set_config(..., true) bounds this statement's lock waits (and, inside a
+			// transaction, the rest of it) without a round trip of its own
+			return "INSERT INTO " + table + " (" + COLUMNS + ") SELECT " + PARAMETERS
+					+ " FROM (SELECT set_config('lock_timeout', '" + Math.max(1, lockTimeout.toMillis())
+					+ "ms', true)) AS bounded ON CONFLICT (workflow, idempotency_key) DO NOTHING";
 		}
 
 		@Override
@@ -123,17 +120,10 @@ enum JdbcDialect {
 			+ ":recoveryPoint, :response, :errorType, :errorMessage, :createdAt, :updatedAt, :expiresAt";
 
 	/**
-	 * An insert that answers 0 rows, or fails with a duplicate key, when the row exists.
+	 * An insert, its lock waits bounded by {@code lockTimeout}, that answers 0 rows, or
+	 * fails with a duplicate key, when the row exists.
 	 */
 	abstract String insert(String table, Duration lockTimeout);
-
-	/**
-	 * A statement run before the claim's insert to bound its lock waits, or {@code null}
-	 * when the insert bounds them itself.
-	 */
-	@Nullable String lockTimeout(Duration timeout) {
-		return null;
-	}
 
 	abstract String deleteExpired(String table);
 

@@ -32,9 +32,11 @@ import org.springframework.util.Assert;
  * A store in one database table, on {@link JdbcClient}: PostgreSQL, MariaDB/MySQL and H2.
  * <p>
  * A claim inserts the record atomically (PostgreSQL {@code ON CONFLICT DO NOTHING}, a
- * duplicate-key error elsewhere). Only when the row existed is it read: finished records
- * and live leases are answered from a plain read; a takeover candidate is locked with
- * {@code SELECT ... FOR UPDATE NOWAIT} and taken over by a fenced update. A lock held by
+ * duplicate-key error elsewhere): a first delivery's claim is that one statement. Only
+ * when the row existed is it read: finished records and live leases are answered from a
+ * plain read (a duplicate costs two statements); a takeover candidate is locked with
+ * {@code SELECT ... FOR UPDATE NOWAIT} and taken over by an update, in one short
+ * transaction. A lock held by
  * another transaction (or a lock wait longer than the lock timeout) means the key is in
  * progress. Every other step is one fenced statement.
  * <p>
@@ -45,8 +47,7 @@ import org.springframework.util.Assert;
  * and then sees the committed result. Such claims need no lease renewal — the transaction
  * is the in-progress marker. A recovery point saved inside the caller's transaction is
  * part of it: it is lost, with the record, if the transaction rolls back. Without a
- * transaction, a claim is one short transaction of its own and every other step
- * auto-commits.
+ * transaction every statement auto-commits, but for a takeover's lock and update.
  * <p>
  * Times come from the given {@link Clock} as epoch milliseconds, never from the database.
  */
@@ -63,8 +64,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	private final JdbcDialect dialect;
 
 	private final String table;
-
-	private final Duration lockTimeout;
 
 	private final Clock clock;
 
@@ -86,7 +85,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 		this.dialect = JdbcDialect.of(dataSource);
 		this.table = tableName;
-		this.lockTimeout = lockTimeout;
 		this.clock = clock;
 		this.select = "SELECT " + JdbcDialect.COLUMNS + " FROM " + tableName
 				+ " WHERE workflow = :workflow AND idempotency_key = :key";
@@ -97,9 +95,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	public ClaimResult claim(ClaimRequest request) {
 		boolean joined = TransactionSynchronizationManager.hasResource(this.dataSource);
 		try {
-			ClaimResult result = joined ? claimNow(request)
-					: this.transactions.execute((status) -> claimNow(request));
-			Assert.state(result != null, "No claim result");
+			ClaimResult result = claimNow(request, joined);
 			return joined ? new ClaimResult(result.outcome(), result.record(), false) : result;
 		}
 		catch (DataAccessException ex) {
@@ -110,7 +106,12 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		}
 	}
 
-	private ClaimResult claimNow(ClaimRequest request) {
+	/**
+	 * Insert (one statement: a first claim ends here); else read (a duplicate, a failure, a
+	 * mismatch or a live lease ends here); else, for a takeover, lock and update in one
+	 * short transaction (or the caller's).
+	 */
+	private ClaimResult claimNow(ClaimRequest request, boolean joined) {
 		Instant now = this.clock.instant();
 		IdempotencyRecord claimed = ClaimRules.claimed(null, request, now);
 		if (insert(claimed)) {
@@ -126,8 +127,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		if (outcome != ClaimOutcome.ACQUIRED) {
 			return ClaimResult.of(outcome, existing);
 		}
+		ClaimResult takeover = joined ? takeOver(request, now)
+				: this.transactions.execute((status) -> takeOver(request, now));
+		Assert.state(takeover != null, "No claim result");
+		return takeover;
+	}
+
+	private ClaimResult takeOver(ClaimRequest request, Instant now) {
 		IdempotencyRecord locked = read(this.dialect.selectForUpdate(this.table), request.id());
-		outcome = ClaimRules.decide(locked, request.fingerprint(), now);
+		ClaimOutcome outcome = ClaimRules.decide(locked, request.fingerprint(), now);
 		if (locked == null || outcome != ClaimOutcome.ACQUIRED) {
 			return (locked != null) ? ClaimResult.of(outcome, locked)
 					: ClaimResult.of(ClaimOutcome.IN_PROGRESS, heldElsewhere(request));
@@ -143,10 +151,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	}
 
 	private boolean insert(IdempotencyRecord record) {
-		String lockTimeout = this.dialect.lockTimeout(this.lockTimeout);
-		if (lockTimeout != null) {
-			this.jdbc.sql(lockTimeout).update();
-		}
 		try {
 			return this.jdbc.sql(this.insert).paramSource(parameters(record)).update() == 1;
 		}

@@ -96,6 +96,29 @@ class PostgresJdbcCrashAndCleanupTest {
 	}
 
 	@Test
+	void aRowAnotherTransactionHoldsIsInProgressAfterTheLockTimeout() throws Exception {
+		JdbcIdempotencyStore impatient = new JdbcIdempotencyStore(this.dataSource, "idempotency_crash_test",
+				Duration.ofMillis(300), this.clock);
+		try (java.sql.Connection holder = this.dataSource.getConnection()) {
+			holder.setAutoCommit(false);
+			new JdbcIdempotencyStore(new org.springframework.jdbc.datasource.SingleConnectionDataSource(holder, true),
+					"idempotency_crash_test", Duration.ofSeconds(5), this.clock)
+				.claim(new ClaimRequest(new RecordId("held", "k1"), "holder", null, LEASE, Duration.ofDays(1), true));
+			long start = System.nanoTime();
+			assertThat(impatient
+				.claim(new ClaimRequest(new RecordId("held", "k1"), "other", null, LEASE, Duration.ofDays(1), true))
+				.outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(250),
+					Duration.ofSeconds(3));
+			holder.commit();
+		}
+		assertThat(impatient
+			.claim(new ClaimRequest(new RecordId("held", "k1"), "other", null, LEASE, Duration.ofDays(1), true))
+			.record()
+			.owner()).isEqualTo("holder");
+	}
+
+	@Test
 	void cleanupDeletesOnlyExpiredRowsInBatches() {
 		// a claim is kept for its lease plus the retention, so a crashed run can still be taken over
 		for (int i = 0; i < 5; i++) {
