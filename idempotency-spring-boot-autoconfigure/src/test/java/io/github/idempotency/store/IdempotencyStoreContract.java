@@ -83,7 +83,7 @@ public abstract class IdempotencyStoreContract {
 
 	@Test
 	void firstClaimAcquiresAttemptOne() {
-		ClaimResult claim = claim("k1", "owner-1", null);
+		ClaimResult claim = claim("k1", "owner-1", "fp-1");
 		assertThat(claim.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
 		assertThat(claim.isTakeover()).isFalse();
 		IdempotencyRecord record = claim.record();
@@ -93,6 +93,7 @@ public abstract class IdempotencyStoreContract {
 		assertThat(record.attempt()).isEqualTo(1);
 		assertThat(record.recoveryPoint()).isNull();
 		assertThat(record.leaseUntil()).isEqualTo(this.clock.instant().plus(LEASE));
+		assertThat(this.store.find(id("k1"))).as("the claim answers the record as stored").contains(record);
 	}
 
 	@Test

@@ -23,6 +23,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
+import io.github.idempotency.store.ClaimRules;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
@@ -51,8 +52,8 @@ import org.springframework.util.Assert;
  * fail, {@code release.lua}, {@code renew.lua} for renew and save-recovery-point), one
  * round trip each, fenced by owner; Spring Data Redis sends them with
  * {@code EVALSHA} and falls back to {@code EVAL} when the server answers
- * {@code NOSCRIPT}. The claim answers with the record it found or wrote in that same
- * round trip.
+ * {@code NOSCRIPT}. The claim answers with the record it found or took over in that same
+ * round trip; a new record it only acknowledges, since the caller knows all of it.
  * <p>
  * Time comes from the given {@link Clock}: the scripts compare the caller's "now" with the
  * {@code lease_until} and {@code expires_at} fields, so the lease and retention are
@@ -133,6 +134,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 				String.valueOf(leaseUntil + request.retention().toMillis()), String.valueOf(ttl));
 		Assert.state(reply != null && !reply.isEmpty(), "The claim script answered nothing");
 		ClaimOutcome outcome = ClaimOutcome.valueOf((String) reply.get(0));
+		if (reply.size() == 1) {
+			// a new record: the script wrote exactly what the rules say, and sent nothing back
+			return ClaimResult.of(outcome, ClaimRules.claimed(null, request, Instant.ofEpochMilli(now)));
+		}
 		return ClaimResult.of(outcome, record(request.id(), fields(reply.subList(1, reply.size()))));
 	}
 
