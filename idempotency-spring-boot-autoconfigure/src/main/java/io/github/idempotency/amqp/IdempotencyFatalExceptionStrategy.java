@@ -30,7 +30,17 @@ public class IdempotencyFatalExceptionStrategy extends ConditionalRejectingError
 
 	@Override
 	protected boolean isUserCauseFatal(Throwable cause) {
-		for (Throwable current = cause; current != null; current = current.getCause()) {
+		return isNotRetryable(cause);
+	}
+
+	/**
+	 * Whether {@code failure}, or the first of its causes that is an
+	 * {@link IdempotencyException}, is one the starter marks not retryable.
+	 * @param failure what a listener threw, possibly wrapped
+	 * @return {@code true} when retrying it cannot succeed
+	 */
+	static boolean isNotRetryable(Throwable failure) {
+		for (Throwable current = failure; current != null; current = current.getCause()) {
 			if (current instanceof IdempotencyException ex) {
 				return !ex.isRetryable();
 			}

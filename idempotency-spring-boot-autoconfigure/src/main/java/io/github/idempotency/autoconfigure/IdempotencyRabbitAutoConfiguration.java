@@ -2,14 +2,17 @@ package io.github.idempotency.autoconfigure;
 
 import io.github.idempotency.amqp.IdempotencyFatalExceptionStrategy;
 import io.github.idempotency.amqp.IdempotencyRabbitContainerCustomizer;
+import io.github.idempotency.amqp.IdempotencyRabbitRetrySettingsCustomizer;
 import org.springframework.amqp.rabbit.config.ContainerCustomizer;
 import org.springframework.amqp.rabbit.listener.DirectMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+import org.springframework.boot.amqp.autoconfigure.RabbitListenerRetrySettingsCustomizer;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Spring AMQP support: on the listener containers of Spring Boot's auto-configured
@@ -21,6 +24,9 @@ import org.springframework.context.annotation.Bean;
  * type, so the customizers back off when the application defines its own; the
  * application's customizer or factory then sets
  * {@link IdempotencyFatalExceptionStrategy#errorHandler()} itself.
+ * <p>
+ * With Boot's listener retry enabled, the not-retryable exceptions skip the retries and go
+ * to the recoverer at once.
  */
 @AutoConfiguration(beforeName = "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration")
 @ConditionalOnClass(SimpleMessageListenerContainer.class)
@@ -39,6 +45,17 @@ public final class IdempotencyRabbitAutoConfiguration {
 			parameterizedContainer = ContainerCustomizer.class)
 	IdempotencyRabbitContainerCustomizer<DirectMessageListenerContainer> idempotencyDirectRabbitContainerCustomizer() {
 		return new IdempotencyRabbitContainerCustomizer<>();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(RabbitListenerRetrySettingsCustomizer.class)
+	static class RetryConfiguration {
+
+		@Bean
+		IdempotencyRabbitRetrySettingsCustomizer idempotencyRabbitRetrySettingsCustomizer() {
+			return new IdempotencyRabbitRetrySettingsCustomizer();
+		}
+
 	}
 
 }

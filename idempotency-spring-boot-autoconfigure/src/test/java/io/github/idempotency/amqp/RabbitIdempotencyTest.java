@@ -120,6 +120,32 @@ class RabbitIdempotencyTest {
 		});
 	}
 
+	@Test
+	void withListenerRetryAKeyReusedIsNotRetriedAndAKeyInProgressIs() {
+		this.runner
+			.withPropertyValues("spring.rabbitmq.listener.simple.retry.enabled=true",
+					"spring.rabbitmq.listener.simple.retry.max-retries=3",
+					"spring.rabbitmq.listener.simple.retry.initial-interval=20ms")
+			.run((context) -> {
+				IdempotencyStore store = context.getBean(IdempotencyStore.class);
+				store.claim(new ClaimRequest(new RecordId("rabbit-payment", "r-2"), "elsewhere", null,
+						Duration.ofMinutes(5), Duration.ofDays(1), false));
+				send(context, "r-1", "100");
+				send(context, "r-1", "999");
+				send(context, "r-2", "200");
+				RabbitTemplate template = context.getBean(RabbitTemplate.class);
+				Message first = template.receive(this.queues.deadLetters(), TIMEOUT.toMillis());
+				Message second = template.receive(this.queues.deadLetters(), TIMEOUT.toMillis());
+				assertThat(List.of(first, second)).extracting((message) -> new String(message.getBody(),
+						StandardCharsets.UTF_8))
+					.containsExactlyInAnyOrder("999", "200");
+				Effects effects = context.getBean(Effects.class);
+				assertThat(effects.deliveriesByPayload.get("999")).as("a reused key is not retried").hasValue(1);
+				assertThat(effects.deliveriesByPayload.get("200")).as("a key in progress is retried").hasValue(4);
+				assertThat(effects.byKey).containsOnlyKeys("r-1");
+			});
+	}
+
 	private static void send(ApplicationContext context, String key, String amount) {
 		Queues queues = context.getBean(Queues.class);
 		Message message = MessageBuilder.withBody(amount.getBytes(StandardCharsets.UTF_8))

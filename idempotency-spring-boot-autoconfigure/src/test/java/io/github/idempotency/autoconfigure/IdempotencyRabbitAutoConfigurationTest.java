@@ -6,12 +6,15 @@ import io.github.idempotency.IdempotencyInProgressException;
 import io.github.idempotency.IdempotencyKeyReusedException;
 import io.github.idempotency.amqp.IdempotencyFatalExceptionStrategy;
 import io.github.idempotency.amqp.IdempotencyRabbitContainerCustomizer;
+import io.github.idempotency.amqp.IdempotencyRabbitRetrySettingsCustomizer;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.listener.ConditionalRejectingErrorHandler;
 import org.springframework.amqp.rabbit.config.ContainerCustomizer;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 import org.springframework.amqp.rabbit.support.ListenerExecutionFailedException;
+import org.springframework.boot.amqp.autoconfigure.RabbitListenerRetrySettingsCustomizer;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.retry.RetryPolicySettings;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -65,6 +68,23 @@ class IdempotencyRabbitAutoConfigurationTest {
 				new IllegalStateException("boom"), message)))
 			.isFalse();
 		assertThat(IdempotencyFatalExceptionStrategy.errorHandler()).isInstanceOf(ConditionalRejectingErrorHandler.class);
+	}
+
+	@Test
+	void listenerRetrySkipsTheNotRetryableExceptionsAndKeepsTheApplicationsPredicate() {
+		this.runner.run((context) -> {
+			RabbitListenerRetrySettingsCustomizer customizer = context
+				.getBean(IdempotencyRabbitRetrySettingsCustomizer.class);
+			RetryPolicySettings settings = new RetryPolicySettings();
+			settings.setExceptionPredicate((failure) -> !(failure instanceof UnsupportedOperationException));
+			customizer.customize(settings);
+			Message message = new Message(new byte[0]);
+			assertThat(settings.getExceptionPredicate())
+				.rejects(new ListenerExecutionFailedException("failed", new IdempotencyKeyReusedException("payment"),
+						message), new UnsupportedOperationException("the application's own"))
+				.accepts(new ListenerExecutionFailedException("failed", new IdempotencyInProgressException("running"),
+						message), new IllegalStateException("boom"));
+		});
 	}
 
 	@Configuration(proxyBeanMethods = false)
