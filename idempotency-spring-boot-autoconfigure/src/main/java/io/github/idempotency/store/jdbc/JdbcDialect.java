@@ -6,6 +6,7 @@ import java.util.Locale;
 
 import javax.sql.DataSource;
 
+import org.springframework.jdbc.core.simple.JdbcClient.StatementSpec;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
 
@@ -18,19 +19,27 @@ enum JdbcDialect {
 
 	/**
 	 * {@code INSERT ... ON CONFLICT DO NOTHING} (a failed statement would abort the
-	 * transaction); a local {@code lock_timeout}, set in the same statement, bounds the
-	 * wait for a row another transaction inserted or locked (inside the caller's
-	 * transaction it stays set for the rest of that transaction); lock errors are SQL
-	 * state 55P03.
+	 * transaction); the same statement sets a local {@code lock_timeout} to bound the wait
+	 * for a row another transaction inserted or locked, and puts the previous value back
+	 * once the insert is done, so a caller's transaction the claim joins keeps its own;
+	 * lock errors are SQL state 55P03.
 	 */
 	POSTGRESQL {
 		@Override
 		String insert(String table, Duration lockTimeout) {
-			// set_config(..., true) bounds this statement's lock waits (and, inside a
-			// transaction, the rest of it) without a round trip of its own
-			return "INSERT INTO " + table + " (" + COLUMNS + ") SELECT " + PARAMETERS
-					+ " FROM (SELECT set_config('lock_timeout', '" + Math.max(1, lockTimeout.toMillis())
-					+ "ms', true)) AS bounded ON CONFLICT (workflow, idempotency_key) DO NOTHING";
+			// one round trip: the restoring set_config is evaluated on the join's output row,
+			// which exists only once the count over the insert's rows is known
+			return "WITH bounded AS (SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', '"
+					+ Math.max(1, lockTimeout.toMillis()) + "ms', true)), inserted AS (INSERT INTO " + table + " ("
+					+ COLUMNS + ") SELECT " + PARAMETERS
+					+ " FROM bounded ON CONFLICT (workflow, idempotency_key) DO NOTHING RETURNING 1) "
+					+ "SELECT i.n, set_config('lock_timeout', b.previous, true) FROM bounded b, "
+					+ "(SELECT count(*) AS n FROM inserted) i";
+		}
+
+		@Override
+		boolean inserted(StatementSpec insert) {
+			return insert.query((rs, row) -> rs.getLong(1)).single() == 1;
 		}
 
 		@Override
@@ -120,10 +129,19 @@ enum JdbcDialect {
 			+ ":recoveryPoint, :response, :errorType, :errorMessage, :createdAt, :updatedAt, :expiresAt";
 
 	/**
-	 * An insert, its lock waits bounded by {@code lockTimeout}, that answers 0 rows, or
+	 * An insert, its lock waits bounded by {@code lockTimeout}, that inserts nothing, or
 	 * fails with a duplicate key, when the row exists.
 	 */
 	abstract String insert(String table, Duration lockTimeout);
+
+	/**
+	 * Runs the {@link #insert(String, Duration) insert}.
+	 * @param insert the insert with its parameters
+	 * @return whether it inserted the row
+	 */
+	boolean inserted(StatementSpec insert) {
+		return insert.update() == 1;
+	}
 
 	abstract String deleteExpired(String table);
 

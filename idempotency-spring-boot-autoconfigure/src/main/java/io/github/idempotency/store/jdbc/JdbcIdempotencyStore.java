@@ -152,7 +152,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
 	private boolean insert(IdempotencyRecord record) {
 		try {
-			return this.jdbc.sql(this.insert).paramSource(parameters(record)).update() == 1;
+			return this.dialect.inserted(this.jdbc.sql(this.insert).paramSource(parameters(record)));
 		}
 		catch (DuplicateKeyException ex) {
 			return false;

@@ -29,6 +29,8 @@ import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.testsupport.TestDatabases;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -116,6 +118,22 @@ class PostgresJdbcCrashAndCleanupTest {
 			.claim(new ClaimRequest(new RecordId("held", "k1"), "other", null, LEASE, Duration.ofDays(1), true))
 			.record()
 			.owner()).isEqualTo("holder");
+	}
+
+	@Test
+	void aClaimInTheCallersTransactionLeavesItsLockTimeoutAsItWas() {
+		JdbcClient jdbc = JdbcClient.create(this.dataSource);
+		String lockTimeout = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource))
+			.execute((status) -> {
+				jdbc.sql("SET LOCAL lock_timeout = '7s'").update();
+				for (String key : List.of("new", "new")) {
+					this.store.claim(
+							new ClaimRequest(new RecordId("joined", key), "me", null, LEASE, Duration.ofDays(1), true));
+				}
+				return jdbc.sql("SHOW lock_timeout").query(String.class).single();
+			});
+		assertThat(lockTimeout).isEqualTo("7s");
+		assertThat(this.store.find(new RecordId("joined", "new"))).isPresent();
 	}
 
 	@Test
