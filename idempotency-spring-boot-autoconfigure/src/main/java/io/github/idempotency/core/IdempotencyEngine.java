@@ -127,7 +127,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 					this.observer.onRequest(workflow, Outcome.MISS);
 					Execution execution = new Execution(this, operation, id, request.owner(), record.attempt(),
 							record.recoveryPoint(), true);
-					return run(execution, claim.leaseBound(), action);
+					return run(execution, claim, action);
 				}
 				case DUPLICATE -> {
 					return replay(operation, id, record);
@@ -182,9 +182,9 @@ public final class IdempotencyEngine implements AutoCloseable {
 		this.renewer.close();
 	}
 
-	private @Nullable Object run(Execution execution, boolean leaseBound, Action action) throws Throwable {
+	private @Nullable Object run(Execution execution, ClaimResult claim, Action action) throws Throwable {
 		IdempotentOperation operation = execution.operation();
-		LeaseRenewer.Lease lease = (this.settings.leaseRenewal() && leaseBound)
+		LeaseRenewer.Lease lease = (this.settings.leaseRenewal() && claim.leaseBound())
 				? this.renewer.register(execution, operation.leaseTtl()) : null;
 		IdempotencyContext previous = execution.bind();
 		Object result;
@@ -201,7 +201,9 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 		Execution.unbind(previous);
 		cancel(lease);
-		complete(execution, response);
+		if (!(claim.isFinished() && operation.codec().isVoid())) {
+			complete(execution, response);
+		}
 		return result;
 	}
 

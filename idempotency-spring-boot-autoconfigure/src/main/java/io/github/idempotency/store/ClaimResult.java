@@ -8,7 +8,8 @@ import org.springframework.util.Assert;
  *
  * @param outcome what the claim found
  * @param record for {@link ClaimOutcome#ACQUIRED} the record as now stored (its attempt
- * and recovery point tell a takeover from a first run); otherwise the record found
+ * and recovery point tell a takeover from a first run; {@code COMPLETED} when the claim
+ * wrote it already finished, see {@link #isFinished()}); otherwise the record found
  * @param leaseBound {@code false} when the claim is held by something else than its
  * lease (an enclosing database transaction), so it needs no renewal
  */
@@ -21,6 +22,19 @@ public record ClaimResult(ClaimOutcome outcome, IdempotencyRecord record, boolea
 
 	public static ClaimResult of(ClaimOutcome outcome, IdempotencyRecord record) {
 		return new ClaimResult(outcome, record, true);
+	}
+
+	/**
+	 * Whether this claim wrote its record already {@code COMPLETED}. A store may do so for
+	 * a {@code void} operation ({@link ClaimRequest#resultExpected()} {@code false}) whose
+	 * claim is held by an enclosing transaction: the engine then runs the operation and
+	 * does not complete the record; if the operation throws, the engine releases or fails
+	 * the record as after any claim, and the store must accept that from the claim's owner
+	 * until the transaction ends.
+	 * @return {@code true} for an acquired claim whose record is already {@code COMPLETED}
+	 */
+	public boolean isFinished() {
+		return this.outcome == ClaimOutcome.ACQUIRED && this.record.status() == RecordStatus.COMPLETED;
 	}
 
 	/**

@@ -123,7 +123,10 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 		}
 		ClaimResult result = this.sourceOfTruth.claim(request);
 		if (result.outcome() == ClaimOutcome.ACQUIRED) {
-			this.claims.put(request.owner(), result);
+			if (!result.isFinished()) {
+				// complete() comes later and caches it; a claim finished already is never completed
+				this.claims.put(request.owner(), result);
+			}
 		}
 		else if (result.record().status() != RecordStatus.IN_PROGRESS) {
 			cache(result.record());

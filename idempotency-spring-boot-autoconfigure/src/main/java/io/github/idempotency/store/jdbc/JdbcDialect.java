@@ -19,14 +19,23 @@ enum JdbcDialect {
 
 	/**
 	 * {@code INSERT ... ON CONFLICT DO NOTHING} (a failed statement would abort the
-	 * transaction); the same statement sets a local {@code lock_timeout} to bound the wait
-	 * for a row another transaction inserted or locked, and puts the previous value back
-	 * once the insert is done, so a caller's transaction the claim joins keeps its own;
-	 * lock errors are SQL state 55P03.
+	 * transaction); the same statement sets a transaction-local {@code lock_timeout} to
+	 * bound the wait for a row another transaction inserted or locked. On its own the
+	 * statement is its transaction, so the setting ends with it; inside the caller's
+	 * transaction the statement also puts the previous value back once the insert is
+	 * done, so that transaction keeps its own. Lock errors are SQL state 55P03.
 	 */
 	POSTGRESQL {
 		@Override
 		String insert(String table, Duration lockTimeout) {
+			// the filter on set_config runs before the row is produced, so before any wait
+			return "INSERT INTO " + table + " (" + COLUMNS + ") SELECT " + PARAMETERS + " WHERE set_config('lock_timeout', '"
+					+ Math.max(1, lockTimeout.toMillis()) + "ms', true) IS NOT NULL"
+					+ " ON CONFLICT (workflow, idempotency_key) DO NOTHING";
+		}
+
+		@Override
+		String insertInTransaction(String table, Duration lockTimeout) {
 			// one round trip: the restoring set_config is evaluated on the join's output row,
 			// which exists only once the count over the insert's rows is known
 			return "WITH bounded AS (SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', '"
@@ -38,8 +47,8 @@ enum JdbcDialect {
 		}
 
 		@Override
-		boolean inserted(StatementSpec insert) {
-			return insert.query((rs, row) -> rs.getLong(1)).single() == 1;
+		boolean inserted(StatementSpec insert, boolean inTransaction) {
+			return inTransaction ? insert.query((rs, row) -> rs.getLong(1)).single() == 1 : insert.update() == 1;
 		}
 
 		@Override
@@ -135,11 +144,20 @@ enum JdbcDialect {
 	abstract String insert(String table, Duration lockTimeout);
 
 	/**
-	 * Runs the {@link #insert(String, Duration) insert}.
-	 * @param insert the insert with its parameters
+	 * The {@link #insert(String, Duration) insert} for a claim that joins the caller's
+	 * transaction: it leaves that transaction's settings as they were.
+	 */
+	String insertInTransaction(String table, Duration lockTimeout) {
+		return insert(table, lockTimeout);
+	}
+
+	/**
+	 * Runs an insert.
+	 * @param insert the {@link #insert} or {@link #insertInTransaction} with its parameters
+	 * @param inTransaction whether it is the latter
 	 * @return whether it inserted the row
 	 */
-	boolean inserted(StatementSpec insert) {
+	boolean inserted(StatementSpec insert, boolean inTransaction) {
 		return insert.update() == 1;
 	}
 

@@ -45,7 +45,8 @@ import org.springframework.util.Assert;
  * transaction), every step joins it: the record commits or rolls back with the business
  * writes, and a concurrent duplicate waits on the uncommitted row (up to the lock timeout)
  * and then sees the committed result. Such claims need no lease renewal — the transaction
- * is the in-progress marker. A recovery point saved inside the caller's transaction is
+ * is the in-progress marker — and a {@code void} operation's claim writes its record
+ * already {@code COMPLETED}, so that its whole cost is the claim's one insert. A recovery point saved inside the caller's transaction is
  * part of it: it is lost, with the record, if the transaction rolls back. Without a
  * transaction every statement auto-commits, but for a takeover's lock and update.
  * <p>
@@ -71,6 +72,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
 	private final String insert;
 
+	private final String insertInTransaction;
+
 	/**
 	 * A store on {@code dataSource}'s table {@code tableName}.
 	 * @param dataSource the application's data source
@@ -89,6 +92,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		this.select = "SELECT " + JdbcDialect.COLUMNS + " FROM " + tableName
 				+ " WHERE workflow = :workflow AND idempotency_key = :key";
 		this.insert = this.dialect.insert(tableName, lockTimeout);
+		this.insertInTransaction = this.dialect.insertInTransaction(tableName, lockTimeout);
 	}
 
 	@Override
@@ -113,14 +117,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 */
 	private ClaimResult claimNow(ClaimRequest request, boolean joined) {
 		Instant now = this.clock.instant();
-		IdempotencyRecord claimed = ClaimRules.claimed(null, request, now);
-		if (insert(claimed)) {
+		IdempotencyRecord claimed = (joined && !request.resultExpected()) ? finishedByClaim(request, now)
+				: ClaimRules.claimed(null, request, now);
+		if (insert(claimed, joined)) {
 			return ClaimResult.of(ClaimOutcome.ACQUIRED, claimed);
 		}
 		IdempotencyRecord existing = read(this.select, request.id());
 		if (existing == null) {
 			// released between the insert and the read: the key is free again
-			return insert(claimed) ? ClaimResult.of(ClaimOutcome.ACQUIRED, claimed)
+			return insert(claimed, joined) ? ClaimResult.of(ClaimOutcome.ACQUIRED, claimed)
 					: ClaimResult.of(ClaimOutcome.IN_PROGRESS, heldElsewhere(request));
 		}
 		ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), now);
@@ -131,6 +136,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 				: this.transactions.execute((status) -> takeOver(request, now));
 		Assert.state(takeover != null, "No claim result");
 		return takeover;
+	}
+
+	/**
+	 * A new record written already {@code COMPLETED}: inside the caller's transaction, for
+	 * a {@code void} operation, the transaction is the in-progress marker (others wait on
+	 * the uncommitted row, a rollback removes it), so the claim is the only statement.
+	 */
+	private static IdempotencyRecord finishedByClaim(ClaimRequest request, Instant now) {
+		return new IdempotencyRecord(request.id(), RecordStatus.COMPLETED, request.fingerprint(), request.owner(), 1,
+				now, null, null, null, null, now, now, now.plus(request.retention()));
 	}
 
 	private ClaimResult takeOver(ClaimRequest request, Instant now) {
@@ -150,9 +165,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		return ClaimResult.of(ClaimOutcome.ACQUIRED, takeover);
 	}
 
-	private boolean insert(IdempotencyRecord record) {
+	private boolean insert(IdempotencyRecord record, boolean joined) {
 		try {
-			return this.dialect.inserted(this.jdbc.sql(this.insert).paramSource(parameters(record)));
+			String insert = joined ? this.insertInTransaction : this.insert;
+			return this.dialect.inserted(this.jdbc.sql(insert).paramSource(parameters(record)), joined);
 		}
 		catch (DuplicateKeyException ex) {
 			return false;
@@ -176,7 +192,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 			Duration retention) {
 		Instant now = this.clock.instant();
 		return this.jdbc.sql("UPDATE " + this.table + " SET status = 'FAILED', error_type = :errorType, "
-				+ "error_message = :errorMessage, updated_at = :now, expires_at = :expiresAt" + OWNED)
+				+ "error_message = :errorMessage, updated_at = :now, expires_at = :expiresAt" + owned())
 			.param("errorType", errorType)
 			.param("errorMessage", errorMessage)
 			.param("now", now.toEpochMilli())
@@ -187,7 +203,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
 	@Override
 	public boolean release(RecordId id, String owner) {
-		return this.jdbc.sql("DELETE FROM " + this.table + OWNED).params(owned(id, owner)).update() == 1;
+		return this.jdbc.sql("DELETE FROM " + this.table + owned()).params(owned(id, owner)).update() == 1;
 	}
 
 	@Override
@@ -205,7 +221,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		long leaseUntil = now.plus(leaseTtl).toEpochMilli();
 		return this.jdbc.sql("UPDATE " + this.table + " SET lease_until = :leaseUntil, updated_at = :now, "
 				+ "recovery_point = COALESCE(:recoveryPoint, recovery_point), "
-				+ "expires_at = CASE WHEN expires_at < :leaseUntil THEN :leaseUntil ELSE expires_at END" + OWNED)
+				+ "expires_at = CASE WHEN expires_at < :leaseUntil THEN :leaseUntil ELSE expires_at END" + owned())
 			.param("leaseUntil", leaseUntil)
 			.param("now", now.toEpochMilli())
 			.param("recoveryPoint", recoveryPoint, java.sql.Types.VARCHAR)
@@ -256,6 +272,18 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
 	private static final String OWNED = " WHERE workflow = :workflow AND idempotency_key = :key AND owner = :owner "
 			+ "AND status = 'IN_PROGRESS'";
+
+	/**
+	 * Inside the caller's transaction a record its claim wrote already finished
+	 * ({@link #finishedByClaim}) still belongs to that claim until the transaction ends: a
+	 * failure of the operation releases or fails it, a recovery point is saved on it.
+	 */
+	private static final String OWNED_IN_TRANSACTION = " WHERE workflow = :workflow AND idempotency_key = :key "
+			+ "AND owner = :owner AND status IN ('IN_PROGRESS', 'COMPLETED')";
+
+	private String owned() {
+		return TransactionSynchronizationManager.hasResource(this.dataSource) ? OWNED_IN_TRANSACTION : OWNED;
+	}
 
 	private static java.util.Map<String, Object> owned(RecordId id, String owner) {
 		return java.util.Map.of("workflow", id.workflow(), "key", id.key(), "owner", owner);

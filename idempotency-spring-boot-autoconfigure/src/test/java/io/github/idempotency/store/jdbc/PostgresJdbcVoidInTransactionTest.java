@@ -1,0 +1,236 @@
+package io.github.idempotency.store.jdbc;
+
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import io.github.idempotency.IdempotencyContext;
+import io.github.idempotency.IdempotentFailureReplayedException;
+import io.github.idempotency.InProgressPolicy;
+import io.github.idempotency.core.EngineSettings;
+import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.core.IdempotencyObserver;
+import io.github.idempotency.core.IdempotentOperation;
+import io.github.idempotency.core.OperationDefinition;
+import io.github.idempotency.core.StoreUnavailablePolicy;
+import io.github.idempotency.store.MutableClock;
+import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.RecordStatus;
+import io.github.idempotency.testsupport.TestDatabases;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Inside the caller's transaction a {@code void} operation's claim writes its record
+ * already finished: the whole cost is one statement, and a failure still releases or
+ * fails the record — on PostgreSQL, in a table of its own, counting the statements sent.
+ */
+class PostgresJdbcVoidInTransactionTest {
+
+	private static final String TABLE = "idempotency_void_tx_test";
+
+	private final StatementCounter dataSource = new StatementCounter(TestDatabases.postgres());
+
+	private final TransactionTemplate transactions = new TransactionTemplate(
+			new DataSourceTransactionManager(this.dataSource));
+
+	private final JdbcIdempotencyStore store;
+
+	private final IdempotencyEngine engine;
+
+	private final String prefix = UUID.randomUUID().toString();
+
+	PostgresJdbcVoidInTransactionTest() {
+		TestDatabases.createTable(TestDatabases.postgres(), "postgresql", TABLE);
+		this.store = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(5),
+				new MutableClock(Instant.now()));
+		this.engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
+				new EngineSettings(Duration.ofSeconds(30), true, Duration.ofDays(1), InProgressPolicy.WAIT,
+						Duration.ofSeconds(20), StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				IdempotencyObserver.NONE);
+	}
+
+	@AfterEach
+	void close() {
+		this.engine.close();
+	}
+
+	@Test
+	void aFirstDeliveryIsOneStatementAndCommitsTheRecordFinished() {
+		AtomicInteger runs = new AtomicInteger();
+		int statements = inTransaction(() -> this.engine.execute(operation(), key("1"), null, () -> {
+			runs.incrementAndGet();
+			return null;
+		}));
+		assertThat(statements).isOne();
+		assertThat(runs).hasValue(1);
+		assertThat(record("1").status()).isEqualTo(RecordStatus.COMPLETED);
+		inTransaction(() -> this.engine.execute(operation(), key("1"), null, () -> runs.incrementAndGet()));
+		assertThat(runs).hasValue(1);
+	}
+
+	@Test
+	void aRollbackLeavesNoRecord() {
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> inTransaction(
+				() -> this.engine.execute(operation(), key("1"), null, () -> {
+					throw new IllegalStateException("card network down");
+				})));
+		assertThat(this.store.find(new RecordId("void-tx", key("1")))).isEmpty();
+	}
+
+	@Test
+	void aFailureTheTransactionSurvivesReleasesTheRecordForTheRedelivery() {
+		inTransaction(() -> {
+			assertThatExceptionOfType(IllegalStateException.class)
+				.isThrownBy(() -> this.engine.execute(operation(), key("1"), null, () -> {
+					throw new IllegalStateException("retry me");
+				}));
+			return null;
+		});
+		assertThat(this.store.find(new RecordId("void-tx", key("1")))).isEmpty();
+	}
+
+	@Test
+	void aPermanentFailureTheTransactionSurvivesIsRecordedAndReplayed() {
+		IdempotentOperation permanent = this.engine.prepare(new OperationDefinition("void-tx", void.class, false, null,
+				null, InProgressPolicy.DEFAULT, List.of(IllegalArgumentException.class)));
+		inTransaction(() -> {
+			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> this.engine.execute(permanent, key("1"), null, () -> {
+					throw new IllegalArgumentException("card declined");
+				}));
+			return null;
+		});
+		assertThat(record("1").status()).isEqualTo(RecordStatus.FAILED);
+		assertThatExceptionOfType(IdempotentFailureReplayedException.class)
+			.isThrownBy(() -> inTransaction(() -> this.engine.execute(permanent, key("1"), null, () -> null)))
+			.withMessageContaining("card declined");
+	}
+
+	@Test
+	void aRecoveryPointIsSavedOnTheFinishedRecord() {
+		inTransaction(() -> this.engine.execute(operation(), key("1"), null, () -> {
+			IdempotencyContext.current().saveRecoveryPoint("stock-reserved");
+			return null;
+		}));
+		assertThat(record("1").recoveryPoint()).isEqualTo("stock-reserved");
+		assertThat(record("1").status()).isEqualTo(RecordStatus.COMPLETED);
+	}
+
+	@Test
+	void racingDuplicatesRunEachKeyOnce() throws Exception {
+		List<String> deliveries = new ArrayList<>();
+		for (int key = 0; key < 50; key++) {
+			for (int copy = 0; copy < 4; copy++) {
+				deliveries.add(key(String.valueOf(key)));
+			}
+		}
+		Collections.shuffle(deliveries);
+		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		ExecutorService executor = Executors.newFixedThreadPool(12);
+		try {
+			List<Future<?>> results = new ArrayList<>();
+			for (String key : deliveries) {
+				results.add(executor.submit(() -> inTransaction(() -> this.engine.execute(operation(), key, null,
+						() -> runs.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet()))));
+			}
+			for (Future<?> result : results) {
+				result.get(60, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		assertThat(runs).hasSize(50);
+		assertThat(runs.values()).allSatisfy((count) -> assertThat(count).hasValue(1));
+	}
+
+	private IdempotentOperation operation() {
+		return this.engine.prepare(new OperationDefinition("void-tx", void.class, false, null, null,
+				InProgressPolicy.DEFAULT, List.of()));
+	}
+
+	/**
+	 * Runs {@code call} in a transaction on the store's data source.
+	 * @return how many statements the transaction sent
+	 */
+	private int inTransaction(IdempotencyEngine.Action call) {
+		Integer statements = this.transactions.execute((status) -> {
+			int before = this.dataSource.statements.get();
+			try {
+				call.proceed();
+			}
+			catch (RuntimeException ex) {
+				throw ex;
+			}
+			catch (Throwable ex) {
+				throw new IllegalStateException(ex);
+			}
+			return this.dataSource.statements.get() - before;
+		});
+		return (statements != null) ? statements : -1;
+	}
+
+	private String key(String suffix) {
+		return this.prefix + "-" + suffix;
+	}
+
+	private io.github.idempotency.store.IdempotencyRecord record(String suffix) {
+		return this.store.find(new RecordId("void-tx", key(suffix))).orElseThrow();
+	}
+
+	/**
+	 * Counts the statements prepared on its connections (a single-threaded count is exact
+	 * for the tests that read it).
+	 */
+	static final class StatementCounter extends DelegatingDataSource {
+
+		final AtomicInteger statements = new AtomicInteger();
+
+		StatementCounter(DataSource target) {
+			super(target);
+		}
+
+		@Override
+		public Connection getConnection() throws SQLException {
+			Connection connection = super.getConnection();
+			return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
+					(proxy, method, args) -> {
+						if (method.getName().startsWith("prepare") || method.getName().equals("createStatement")) {
+							this.statements.incrementAndGet();
+						}
+						try {
+							return method.invoke(connection, args);
+						}
+						catch (java.lang.reflect.InvocationTargetException ex) {
+							throw ex.getTargetException();
+						}
+					});
+		}
+
+	}
+
+}
