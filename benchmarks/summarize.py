@@ -33,6 +33,8 @@ NOTES = {
     ("springIntegration", "jdbc (PostgreSQL)"): "b",
     ("camel", "redis"): "c",
     ("camel", "jdbc (PostgreSQL)"): "d",
+    ("springIntegration", "jdbc in caller's tx"): "e",
+    ("camel", "jdbc in caller's tx"): "f",
 }
 FOOTNOTES = {
     "a": "Spring Integration `RedisMetadataStore`: `HSETNX` in one hash; marks on receipt "
@@ -46,6 +48,8 @@ FOOTNOTES = {
     "d": "Camel `JdbcMessageIdRepository`: `SELECT COUNT(*)` then `INSERT` in one transaction "
          "(check-then-insert: a racing duplicate fails on the primary key rather than being "
          "answered); no in-progress state, no result, rows never expire.",
+    "e": "(b) inside the same kind of transaction: its insert-if-absent joins it, then the commit.",
+    "f": "(d) inside the same kind of transaction: its two statements join it, then the commit.",
 }
 PATHS = ("First", "Duplicate", "Call")
 TIME_UNITS = {"s": 1e6, "ms": 1e3, "us": 1.0, "ns": 1e-3}

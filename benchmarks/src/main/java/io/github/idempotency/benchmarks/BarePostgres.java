@@ -64,6 +64,7 @@ public class BarePostgres {
 			complete(WORKFLOW, key, "setup", servers.writer.writeValueAsString(Receipt.of(key)));
 			insertFinished(WORKFLOW_IN_TRANSACTION, key, "setup");
 		}
+		ServersState.vacuum(servers.jdbc, TABLE);
 	}
 
 	@TearDown(Level.Trial)

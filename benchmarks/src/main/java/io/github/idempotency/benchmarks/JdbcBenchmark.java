@@ -142,6 +142,7 @@ public class JdbcBenchmark {
 			for (String key : DuplicateKeys.all()) {
 				this.selector.accept(PeerMessages.of(key));
 			}
+			ServersState.vacuum(servers.jdbc, "INT_METADATA_STORE");
 		}
 
 		@TearDown(Level.Trial)
@@ -173,6 +174,7 @@ public class JdbcBenchmark {
 			for (String key : DuplicateKeys.all()) {
 				this.repository.add(key);
 			}
+			ServersState.vacuum(servers.jdbc, "CAMEL_MESSAGEPROCESSED");
 		}
 
 		@TearDown(Level.Trial)

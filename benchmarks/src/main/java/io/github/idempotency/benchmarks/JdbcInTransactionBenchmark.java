@@ -17,6 +17,10 @@ import org.openjdk.jmh.annotations.State;
  * <li>{@code bare*}: by hand with {@code TransactionTemplate} and {@code JdbcClient}. First:
  * 1 statement + commit; duplicate: the insert finds the row, one {@code SELECT} reads its
  * status, commit (nothing written).</li>
+ * <li>{@code springIntegration*}, {@code camel*}: the peers of {@link JdbcBenchmark}, called
+ * inside the same kind of transaction (their statements join it, as they would join a
+ * consumer's): Spring Integration's insert-if-absent, Camel's {@code SELECT COUNT(*)} then
+ * {@code INSERT}; then the commit.</li>
  * </ul>
  */
 public class JdbcInTransactionBenchmark {
@@ -51,6 +55,30 @@ public class JdbcInTransactionBenchmark {
 			}
 			return state.status(BarePostgres.WORKFLOW_IN_TRANSACTION, key);
 		});
+	}
+
+	@Benchmark
+	public Boolean springIntegrationFirst(JdbcBenchmark.SpringIntegration state, Keys keys) {
+		return state.servers.transactions
+			.execute((tx) -> Expect.answer(true, state.selector.accept(PeerMessages.of(keys.next()))));
+	}
+
+	@Benchmark
+	public Boolean springIntegrationDuplicate(JdbcBenchmark.SpringIntegration state, DuplicateKeys keys) {
+		return state.servers.transactions
+			.execute((tx) -> Expect.answer(false, state.selector.accept(PeerMessages.of(keys.next()))));
+	}
+
+	@Benchmark
+	public Boolean camelFirst(JdbcBenchmark.Camel state, Keys keys) {
+		String key = keys.next();
+		return state.servers.transactions
+			.execute((tx) -> Expect.answer(true, state.repository.add(key) && state.repository.confirm(key)));
+	}
+
+	@Benchmark
+	public Boolean camelDuplicate(JdbcBenchmark.Camel state, DuplicateKeys keys) {
+		return state.servers.transactions.execute((tx) -> Expect.answer(false, state.repository.add(keys.next())));
 	}
 
 	/**

@@ -58,4 +58,15 @@ public class ServersState {
 		this.context.close();
 	}
 
+	/**
+	 * Removes the dead rows of {@code table} and refreshes its statistics, so that every
+	 * contender starts from a table in the same shape whatever earlier runs left behind
+	 * (the local PostgreSQL runs with autovacuum off).
+	 * @param jdbc the database
+	 * @param table the table
+	 */
+	static void vacuum(JdbcClient jdbc, String table) {
+		jdbc.sql("VACUUM ANALYZE " + table).update();
+	}
+
 }

@@ -115,6 +115,11 @@ class BenchmarksTest {
 			assertThat(benchmark.springIntegrationDuplicate(integration, new DuplicateKeys())).isFalse();
 			assertThat(benchmark.camelFirst(camel, new Keys())).isTrue();
 			assertThat(benchmark.camelDuplicate(camel, new DuplicateKeys())).isFalse();
+			JdbcInTransactionBenchmark inTransaction = new JdbcInTransactionBenchmark();
+			assertThat(inTransaction.springIntegrationFirst(integration, new Keys())).isTrue();
+			assertThat(inTransaction.springIntegrationDuplicate(integration, new DuplicateKeys())).isFalse();
+			assertThat(inTransaction.camelFirst(camel, new Keys())).isTrue();
+			assertThat(inTransaction.camelDuplicate(camel, new DuplicateKeys())).isFalse();
 		}
 		finally {
 			integration.clear();
