@@ -46,9 +46,10 @@ import org.springframework.util.Assert;
  * writes, and a concurrent duplicate waits on the uncommitted row (up to the lock timeout)
  * and then sees the committed result. Such claims need no lease renewal — the transaction
  * is the in-progress marker — and a {@code void} operation's claim writes its record
- * already {@code COMPLETED}, so that its whole cost is the claim's one insert. A recovery point saved inside the caller's transaction is
- * part of it: it is lost, with the record, if the transaction rolls back. Without a
- * transaction every statement auto-commits, but for a takeover's lock and update.
+ * already {@code COMPLETED}, so that its whole cost is the claim's one insert. A recovery
+ * point saved inside the caller's transaction is part of it: it is lost, with the record,
+ * if the transaction rolls back. Without a transaction every statement auto-commits, but
+ * for a takeover's lock and update.
  * <p>
  * Times come from the given {@link Clock} as epoch milliseconds, never from the database.
  */
