@@ -12,11 +12,13 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.util.ClassUtils;
 
 /**
  * Resolves every {@link Idempotent} method of a bean when the bean is created, so a
- * malformed expression or an unusable result type fails the application's start, naming
- * the method, instead of the first call.
+ * malformed expression, an unusable result type or an idempotency advice placed outside
+ * the method's transaction advice fails the application's start, naming the method,
+ * instead of the first call.
  */
 public class IdempotentMethodValidator implements BeanPostProcessor {
 
@@ -41,6 +43,11 @@ public class IdempotentMethodValidator implements BeanPostProcessor {
 			}
 			catch (IllegalStateException ex) {
 				throw new BeanCreationException(beanName, ex.getMessage(), ex);
+			}
+			String problem = TransactionAdvisorOrder.problem(bean, method, targetClass);
+			if (problem != null) {
+				throw new BeanCreationException(beanName, "@Idempotent on " + ClassUtils.getUserClass(targetClass)
+					.getName() + "." + method.getName() + " cannot work: " + problem);
 			}
 		}
 		return bean;

@@ -82,13 +82,11 @@ public final class IdempotencyAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
 	static IdempotentAdvisor idempotentAdvisor(ObjectProvider<IdempotentMethodResolver> resolver,
-			ObjectProvider<IdempotentInterceptor.InvocationWrapper> wrapper, Environment environment) {
+			Environment environment) {
 		// static and lazy: advisors are created before other beans, the store must not be
 		int order = environment.getProperty("idempotency.aspect-order", Integer.class,
 				IdempotencyProperties.DEFAULT_ASPECT_ORDER);
-		IdempotentInterceptor interceptor = new IdempotentInterceptor(resolver::getObject,
-				() -> wrapper.getIfAvailable(() -> IdempotentInterceptor.InvocationWrapper.NONE));
-		return new IdempotentAdvisor(interceptor, order);
+		return new IdempotentAdvisor(new IdempotentInterceptor(resolver::getObject), order);
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -19,10 +19,11 @@ import org.springframework.core.Ordered;
 public class IdempotencyProperties {
 
 	/**
-	 * Default order of the @Idempotent advisor: just outside @Transactional (whose advisor
-	 * has the lowest precedence).
+	 * Default order of the @Idempotent advisor: the lowest precedence, like the
+	 * {@code @Transactional} advisor's, after which it is registered, so that it runs
+	 * inside the method's transaction.
 	 */
-	public static final int DEFAULT_ASPECT_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+	public static final int DEFAULT_ASPECT_ORDER = Ordered.LOWEST_PRECEDENCE;
 
 	/**
 	 * Whether @Idempotent methods and the IdempotencyTemplate are protected.
@@ -79,7 +80,9 @@ public class IdempotencyProperties {
 	private int maxKeyLength = 255;
 
 	/**
-	 * Order of the @Idempotent advisor among the other advisors of a bean.
+	 * Order of the @Idempotent advisor among the other advisors of a bean. It must run
+	 * inside the @Transactional advisor (a lower precedence, or the same order): the
+	 * start fails otherwise.
 	 */
 	private int aspectOrder = DEFAULT_ASPECT_ORDER;
 

@@ -4,13 +4,8 @@ import java.time.Duration;
 
 import javax.sql.DataSource;
 
-import io.github.idempotency.aop.IdempotentInterceptor;
-import io.github.idempotency.aop.TransactionalInvocationWrapper;
 import io.github.idempotency.store.jdbc.JdbcExpiredRecordsCleaner;
-import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -21,12 +16,10 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.type.AnnotatedTypeMetadata;
-import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * What every store on the jdbc table needs (the jdbc and the hybrid backends): its schema,
- * the cleanup of expired records, and the transaction a {@code @Transactional} method
- * begins before its claim.
+ * What every store on the jdbc table needs (the jdbc and the hybrid backends): its schema
+ * and the cleanup of expired records.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(IdempotencyJdbcProperties.class)
@@ -46,14 +39,6 @@ class JdbcSupportConfiguration {
 	JdbcExpiredRecordsCleaner idempotencyJdbcCleaner(DataSource dataSource, IdempotencyJdbcProperties properties) {
 		return new JdbcExpiredRecordsCleaner(JdbcStoreConfiguration.createStore(dataSource, properties), properties.getCleanup().getInterval(),
 				properties.getCleanup().getBatchSize());
-	}
-
-	@Bean
-	@ConditionalOnClass(PlatformTransactionManager.class)
-	@ConditionalOnBean(PlatformTransactionManager.class)
-	@ConditionalOnMissingBean
-	IdempotentInterceptor.InvocationWrapper transactionalInvocationWrapper(BeanFactory beanFactory) {
-		return new TransactionalInvocationWrapper(beanFactory);
 	}
 
 	static class OnIdempotencyJdbcInitializationCondition extends OnDatabaseInitializationCondition {

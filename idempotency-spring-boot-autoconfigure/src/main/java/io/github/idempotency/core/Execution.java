@@ -5,6 +5,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.IdempotencyContext;
+import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.RecordId;
 
 /**
@@ -19,25 +20,26 @@ final class Execution extends IdempotencyContext {
 
 	private final RecordId id;
 
-	private final String owner;
+	private final @Nullable ClaimHandle claim;
 
 	private final int attempt;
-
-	private final boolean protectedByStore;
 
 	private volatile @Nullable String recoveryPoint;
 
 	private volatile boolean leaseLost;
 
-	Execution(IdempotencyEngine engine, IdempotentOperation operation, RecordId id, String owner, int attempt,
-			@Nullable String recoveryPoint, boolean protectedByStore) {
+	/**
+	 * @param claim the claim this run holds, {@code null} for a run the store does not
+	 * protect (fail-open)
+	 */
+	Execution(IdempotencyEngine engine, IdempotentOperation operation, RecordId id, @Nullable ClaimHandle claim,
+			int attempt, @Nullable String recoveryPoint) {
 		this.engine = engine;
 		this.operation = operation;
 		this.id = id;
-		this.owner = owner;
+		this.claim = claim;
 		this.attempt = attempt;
 		this.recoveryPoint = recoveryPoint;
-		this.protectedByStore = protectedByStore;
 	}
 
 	@Nullable IdempotencyContext bind() {
@@ -70,8 +72,8 @@ final class Execution extends IdempotencyContext {
 
 	@Override
 	public void saveRecoveryPoint(String recoveryPoint) {
-		if (this.protectedByStore) {
-			this.engine.saveRecoveryPoint(this, recoveryPoint);
+		if (this.claim != null) {
+			this.engine.saveRecoveryPoint(this, this.claim, recoveryPoint);
 		}
 		this.recoveryPoint = recoveryPoint;
 	}
@@ -80,8 +82,8 @@ final class Execution extends IdempotencyContext {
 		return this.id;
 	}
 
-	String owner() {
-		return this.owner;
+	@Nullable ClaimHandle claim() {
+		return this.claim;
 	}
 
 	IdempotentOperation operation() {

@@ -18,6 +18,7 @@ import io.github.idempotency.IdempotencyLeaseLostException;
 import io.github.idempotency.IdempotencyStoreException;
 import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.InProgressPolicy;
+import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.IdempotencyRecord;
@@ -65,7 +66,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		this.observer = observer;
 		this.keys = new IdempotencyKeys(settings.maxKeyLength());
 		this.fingerprints = new Fingerprints(jsonMapper);
-		this.renewer = new LeaseRenewer((lease) -> renew(lease.execution, lease));
+		this.renewer = new LeaseRenewer(this::renew);
 	}
 
 	/**
@@ -102,7 +103,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 		String fingerprint = operation.fingerprinted() ? this.fingerprints.of(payload) : null;
 		ClaimRequest request = new ClaimRequest(id, nextOwner(), fingerprint, operation.leaseTtl(),
-				operation.retention(), !operation.codec().isVoid());
+				operation.retention());
 		boolean conflicted = false;
 		long deadline = 0;
 		long backoff = FIRST_BACKOFF;
@@ -115,7 +116,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 			}
 			catch (RuntimeException ex) {
 				this.observer.onStoreCall(StoreOperation.CLAIM, System.nanoTime() - start, false);
-				return storeUnavailable(operation, id, request.owner(), ex, action);
+				return storeUnavailable(operation, id, ex, action);
 			}
 			IdempotencyRecord record = claim.record();
 			switch (claim.outcome()) {
@@ -125,9 +126,9 @@ public final class IdempotencyEngine implements AutoCloseable {
 						logger.info("Taking over " + id + " (attempt " + record.attempt() + ") after its lease ran out");
 					}
 					this.observer.onRequest(workflow, Outcome.MISS);
-					Execution execution = new Execution(this, operation, id, request.owner(), record.attempt(),
-							record.recoveryPoint(), true);
-					return run(execution, claim, action);
+					Execution execution = new Execution(this, operation, id, claim.acquiredHandle(),
+							record.attempt(), record.recoveryPoint());
+					return run(execution, claim.acquiredHandle(), action);
 				}
 				case DUPLICATE -> {
 					return replay(operation, id, record);
@@ -182,10 +183,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 		this.renewer.close();
 	}
 
-	private @Nullable Object run(Execution execution, ClaimResult claim, Action action) throws Throwable {
+	private @Nullable Object run(Execution execution, ClaimHandle claim, Action action) throws Throwable {
 		IdempotentOperation operation = execution.operation();
-		LeaseRenewer.Lease lease = (this.settings.leaseRenewal() && claim.leaseBound())
-				? this.renewer.register(execution, operation.leaseTtl()) : null;
+		LeaseRenewer.Lease lease = this.settings.leaseRenewal()
+				? this.renewer.register(execution, claim, operation.leaseTtl()) : null;
 		IdempotencyContext previous = execution.bind();
 		Object result;
 		String response;
@@ -196,23 +197,20 @@ public final class IdempotencyEngine implements AutoCloseable {
 		catch (Throwable ex) {
 			Execution.unbind(previous);
 			cancel(lease);
-			finishAfterFailure(execution, ex);
+			finishAfterFailure(execution, claim, ex);
 			throw ex;
 		}
 		Execution.unbind(previous);
 		cancel(lease);
-		if (!(claim.isFinished() && operation.codec().isVoid())) {
-			complete(execution, response);
-		}
+		complete(execution, claim, response);
 		return result;
 	}
 
-	private void complete(Execution execution, @Nullable String response) {
-		IdempotentOperation operation = execution.operation();
+	private void complete(Execution execution, ClaimHandle claim, @Nullable String response) {
 		boolean completed;
 		long start = System.nanoTime();
 		try {
-			completed = this.store.complete(execution.id(), execution.owner(), response, operation.retention());
+			completed = claim.complete(response);
 			this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, true);
 		}
 		catch (RuntimeException ex) {
@@ -226,16 +224,12 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
-	private void finishAfterFailure(Execution execution, Throwable failure) {
-		IdempotentOperation operation = execution.operation();
-		boolean permanent = operation.isPermanentFailure(failure);
+	private void finishAfterFailure(Execution execution, ClaimHandle claim, Throwable failure) {
+		boolean permanent = execution.operation().isPermanentFailure(failure);
 		StoreOperation step = permanent ? StoreOperation.FAIL : StoreOperation.RELEASE;
 		long start = System.nanoTime();
 		try {
-			boolean owned = permanent
-					? this.store.fail(execution.id(), execution.owner(), failure.getClass().getName(),
-							failure.getMessage(), operation.retention())
-					: this.store.release(execution.id(), execution.owner());
+			boolean owned = permanent ? claim.fail(failure) : claim.release(failure);
 			this.observer.onStoreCall(step, System.nanoTime() - start, true);
 			if (!owned) {
 				failure.addSuppressed(leaseLost(execution, "its failure was not recorded"));
@@ -263,8 +257,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
-	private @Nullable Object storeUnavailable(IdempotentOperation operation, RecordId id, String owner,
-			RuntimeException ex, Action action) throws Throwable {
+	private @Nullable Object storeUnavailable(IdempotentOperation operation, RecordId id, RuntimeException ex,
+			Action action) throws Throwable {
 		this.observer.onRequest(operation.workflow(), Outcome.STORE_ERROR);
 		if (this.settings.storeUnavailable() == StoreUnavailablePolicy.FAIL_CLOSED) {
 			throw new IdempotencyStoreException("The idempotency store could not claim " + id
@@ -272,7 +266,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 		logger.warn("The idempotency store could not claim " + id
 				+ "; running the operation unprotected (idempotency.store-unavailable=fail-open): " + ex);
-		Execution execution = new Execution(this, operation, id, owner, 1, null, false);
+		Execution execution = new Execution(this, operation, id, null, 1, null);
 		IdempotencyContext previous = execution.bind();
 		try {
 			return action.proceed();
@@ -282,12 +276,11 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
-	void saveRecoveryPoint(Execution execution, String recoveryPoint) {
+	void saveRecoveryPoint(Execution execution, ClaimHandle claim, String recoveryPoint) {
 		boolean saved;
 		long start = System.nanoTime();
 		try {
-			saved = this.store.saveRecoveryPoint(execution.id(), execution.owner(), recoveryPoint,
-					execution.operation().leaseTtl());
+			saved = claim.saveRecoveryPoint(recoveryPoint);
 			this.observer.onStoreCall(StoreOperation.RENEW, System.nanoTime() - start, true);
 		}
 		catch (RuntimeException ex) {
@@ -299,10 +292,11 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
-	private boolean renew(Execution execution, LeaseRenewer.Lease lease) {
+	private boolean renew(LeaseRenewer.Lease lease) {
+		Execution execution = lease.execution;
 		long start = System.nanoTime();
 		try {
-			boolean renewed = this.store.renew(execution.id(), execution.owner(), lease.leaseTtl);
+			boolean renewed = lease.claim.renew();
 			this.observer.onStoreCall(StoreOperation.RENEW, System.nanoTime() - start, true);
 			if (!renewed) {
 				logger.warn("The lease of " + execution.id() + " was lost while it ran; its result will not be stored");

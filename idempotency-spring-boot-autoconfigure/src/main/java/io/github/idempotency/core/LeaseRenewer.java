@@ -11,6 +11,8 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.store.ClaimHandle;
+
 /**
  * Renews the leases of running claims every {@code leaseTtl / 3} from one daemon thread.
  * Registering and cancelling a lease is a concurrent set operation, so a call that finishes
@@ -41,9 +43,9 @@ final class LeaseRenewer implements AutoCloseable {
 		this.renewal = renewal;
 	}
 
-	Lease register(Execution execution, Duration leaseTtl) {
+	Lease register(Execution execution, ClaimHandle claim, Duration leaseTtl) {
 		long interval = Math.max(leaseTtl.toNanos() / 3, MIN_TICK);
-		Lease lease = new Lease(execution, leaseTtl, interval, System.nanoTime() + interval);
+		Lease lease = new Lease(execution, claim, interval, System.nanoTime() + interval);
 		long tick = Math.max(MIN_TICK, Math.min(interval / 4, MAX_TICK));
 		if (tick < this.tickNanos) {
 			this.tickNanos = tick;
@@ -116,15 +118,15 @@ final class LeaseRenewer implements AutoCloseable {
 
 		final Execution execution;
 
-		final Duration leaseTtl;
+		final ClaimHandle claim;
 
 		final long interval;
 
 		volatile long nextRenewal;
 
-		Lease(Execution execution, Duration leaseTtl, long interval, long nextRenewal) {
+		Lease(Execution execution, ClaimHandle claim, long interval, long nextRenewal) {
 			this.execution = execution;
-			this.leaseTtl = leaseTtl;
+			this.claim = claim;
 			this.interval = interval;
 			this.nextRenewal = nextRenewal;
 		}

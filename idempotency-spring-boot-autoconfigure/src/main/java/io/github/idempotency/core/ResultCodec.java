@@ -70,10 +70,6 @@ final class ResultCodec {
 		return new ResultCodec(type, jsonMapper.writerFor(type), jsonMapper.readerFor(type));
 	}
 
-	boolean isVoid() {
-		return this.writer == null;
-	}
-
 	@Nullable String write(@Nullable Object result) {
 		return (this.writer != null) ? this.writer.writeValueAsString(result) : null;
 	}

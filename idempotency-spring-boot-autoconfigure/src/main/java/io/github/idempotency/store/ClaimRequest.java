@@ -11,12 +11,9 @@ import org.jspecify.annotations.Nullable;
  * @param owner the fencing token of this run (unique per claim)
  * @param fingerprint SHA-256 of this call's payload, or {@code null}
  * @param leaseTtl how long the claim is held without renewal
- * @param retention how long the finished record is kept; a store may use it to write the
- * record already finished when its claim is protected by an enclosing transaction and no
- * result is expected
- * @param resultExpected {@code false} for a {@code void} operation
+ * @param retention how long the finished record is kept
  */
 public record ClaimRequest(RecordId id, String owner, @Nullable String fingerprint, Duration leaseTtl,
-		Duration retention, boolean resultExpected) {
+		Duration retention) {
 
 }

@@ -1,40 +1,56 @@
 package io.github.idempotency.store;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.util.Assert;
 
 /**
  * The answer of {@link IdempotencyStore#claim(ClaimRequest)}: the outcome and the record it
- * is about, read in the same atomic step.
+ * is about, read in the same atomic step, and for an acquired claim the handle that
+ * finishes it.
  *
  * @param outcome what the claim found
  * @param record for {@link ClaimOutcome#ACQUIRED} the record as now stored (its attempt
- * and recovery point tell a takeover from a first run; {@code COMPLETED} when the claim
- * wrote it already finished, see {@link #isFinished()}); otherwise the record found
- * @param leaseBound {@code false} when the claim is held by something else than its
- * lease (an enclosing database transaction), so it needs no renewal
+ * and recovery point tell a takeover from a first run); otherwise the record found
+ * @param handle the acquired claim, {@code null} for every other outcome
  */
-public record ClaimResult(ClaimOutcome outcome, IdempotencyRecord record, boolean leaseBound) {
+public record ClaimResult(ClaimOutcome outcome, IdempotencyRecord record, @Nullable ClaimHandle handle) {
 
 	public ClaimResult {
 		Assert.notNull(outcome, "'outcome' must not be null");
 		Assert.notNull(record, "'record' must not be null");
-	}
-
-	public static ClaimResult of(ClaimOutcome outcome, IdempotencyRecord record) {
-		return new ClaimResult(outcome, record, true);
+		Assert.isTrue((outcome == ClaimOutcome.ACQUIRED) == (handle != null),
+				"An acquired claim, and only an acquired claim, has a handle");
 	}
 
 	/**
-	 * Whether this claim wrote its record already {@code COMPLETED}. A store may do so for
-	 * a {@code void} operation ({@link ClaimRequest#resultExpected()} {@code false}) whose
-	 * claim is held by an enclosing transaction: the engine then runs the operation and
-	 * does not complete the record; if the operation throws, the engine releases or fails
-	 * the record as after any claim, and the store must accept that from the claim's owner
-	 * until the transaction ends.
-	 * @return {@code true} for an acquired claim whose record is already {@code COMPLETED}
+	 * An acquired claim.
+	 * @param record the record as now stored
+	 * @param handle finishes the claim
+	 * @return the result
 	 */
-	public boolean isFinished() {
-		return this.outcome == ClaimOutcome.ACQUIRED && this.record.status() == RecordStatus.COMPLETED;
+	public static ClaimResult acquired(IdempotencyRecord record, ClaimHandle handle) {
+		return new ClaimResult(ClaimOutcome.ACQUIRED, record, handle);
+	}
+
+	/**
+	 * A claim that found a record it could not take.
+	 * @param outcome anything but {@link ClaimOutcome#ACQUIRED}
+	 * @param record the record found
+	 * @return the result
+	 */
+	public static ClaimResult of(ClaimOutcome outcome, IdempotencyRecord record) {
+		return new ClaimResult(outcome, record, null);
+	}
+
+	/**
+	 * The handle of an acquired claim.
+	 * @return the handle
+	 * @throws IllegalStateException when the claim was not acquired
+	 */
+	public ClaimHandle acquiredHandle() {
+		Assert.state(this.handle != null, () -> "The claim was not acquired: " + this.outcome);
+		return this.handle;
 	}
 
 	/**

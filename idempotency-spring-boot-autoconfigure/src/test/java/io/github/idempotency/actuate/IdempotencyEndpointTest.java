@@ -79,7 +79,7 @@ class IdempotencyEndpointTest {
 		this.exposed.run((context) -> {
 			IdempotencyStore store = context.getBean(IdempotencyStore.class);
 			RecordId id = new RecordId("payment", "stuck");
-			store.claim(new ClaimRequest(id, "crashed", null, Duration.ofHours(1), Duration.ofDays(1), true));
+			store.claim(new ClaimRequest(id, "crashed", null, Duration.ofHours(1), Duration.ofDays(1)));
 			IdempotencyEndpoint endpoint = context.getBean(IdempotencyEndpoint.class);
 			assertThat(endpoint.record("payment", "stuck").status()).isEqualTo(RecordStatus.IN_PROGRESS);
 			assertThat(endpoint.delete("payment", "stuck").deleted()).isTrue();

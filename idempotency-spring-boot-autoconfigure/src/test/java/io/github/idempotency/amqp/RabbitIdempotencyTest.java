@@ -20,6 +20,7 @@ import io.github.idempotency.InProgressPolicy;
 import io.github.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import io.github.idempotency.autoconfigure.IdempotencyRabbitAutoConfiguration;
 import io.github.idempotency.metrics.IdempotencyMeters;
+import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
@@ -104,13 +105,14 @@ class RabbitIdempotencyTest {
 		this.runner.run((context) -> {
 			IdempotencyStore store = context.getBean(IdempotencyStore.class);
 			RecordId id = new RecordId("rabbit-payment", "p-1");
-			store.claim(new ClaimRequest(id, "elsewhere", null, Duration.ofMinutes(5), Duration.ofDays(1), false));
+			ClaimHandle elsewhere = store.claim(new ClaimRequest(id, "elsewhere", null, Duration.ofMinutes(5),
+					Duration.ofDays(1))).acquiredHandle();
 			send(context, "p-1", "100");
 			Effects effects = context.getBean(Effects.class);
 			await().atMost(TIMEOUT).until(() -> effects.deliveriesByPayload.getOrDefault("100", new AtomicInteger())
 				.get() >= 3);
 			assertThat(effects.byKey).isEmpty();
-			store.release(id, "elsewhere");
+			elsewhere.release(new IllegalStateException("crashed"));
 			await().atMost(TIMEOUT).until(() -> effects.byKey.containsKey("p-1"));
 			AmqpAdmin admin = context.getBean(AmqpAdmin.class);
 			await().atMost(TIMEOUT)
@@ -129,7 +131,7 @@ class RabbitIdempotencyTest {
 			.run((context) -> {
 				IdempotencyStore store = context.getBean(IdempotencyStore.class);
 				store.claim(new ClaimRequest(new RecordId("rabbit-payment", "r-2"), "elsewhere", null,
-						Duration.ofMinutes(5), Duration.ofDays(1), false));
+						Duration.ofMinutes(5), Duration.ofDays(1)));
 				send(context, "r-1", "100");
 				send(context, "r-1", "999");
 				send(context, "r-2", "200");

@@ -8,8 +8,6 @@ import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
-import io.github.idempotency.aop.IdempotentInterceptor;
-import io.github.idempotency.aop.TransactionalInvocationWrapper;
 import io.github.idempotency.core.IdempotencyEngine;
 import io.github.idempotency.store.jdbc.JdbcExpiredRecordsCleaner;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
@@ -83,12 +81,6 @@ class JdbcStoreAutoConfigurationTest {
 		this.runner.run((context) -> assertThat(context).hasSingleBean(JdbcExpiredRecordsCleaner.class));
 		this.runner.withPropertyValues("idempotency.jdbc.cleanup.interval=0")
 			.run((context) -> assertThat(context).doesNotHaveBean(JdbcExpiredRecordsCleaner.class));
-	}
-
-	@Test
-	void withATransactionManagerTransactionalMethodsBeginTheirTransactionBeforeTheClaim() {
-		this.runner.run((context) -> assertThat(context).getBean(IdempotentInterceptor.InvocationWrapper.class)
-			.isInstanceOf(TransactionalInvocationWrapper.class));
 	}
 
 	@Test

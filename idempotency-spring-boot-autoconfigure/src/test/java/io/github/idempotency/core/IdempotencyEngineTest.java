@@ -132,8 +132,7 @@ class IdempotencyEngineTest {
 		void takeoverRunsAgainWithTheNextAttemptAndTheRecoveryPoint() throws Throwable {
 			RecordId id = new RecordId(WORKFLOW, "k1");
 			IdempotencyEngineTest.this.store.claim(new ClaimRequest(id, "crashed", null, Duration.ofSeconds(30),
-					Duration.ofDays(1), true));
-			IdempotencyEngineTest.this.store.saveRecoveryPoint(id, "crashed", "card-charged", Duration.ofSeconds(30));
+					Duration.ofDays(1))).acquiredHandle().saveRecoveryPoint("card-charged");
 			IdempotencyEngineTest.this.clock.advance(Duration.ofSeconds(31));
 			Object result = IdempotencyEngineTest.this.engine.execute(operation(String.class), "k1", null, () -> {
 				IdempotencyContext context = IdempotencyContext.current();
@@ -225,8 +224,7 @@ class IdempotencyEngineTest {
 		void unreadableStoredResultFailsWithoutRunning() throws Throwable {
 			RecordId id = new RecordId(WORKFLOW, "k1");
 			IdempotencyEngineTest.this.store.claim(new ClaimRequest(id, "o", null, Duration.ofSeconds(30),
-					Duration.ofDays(1), true));
-			IdempotencyEngineTest.this.store.complete(id, "o", "{not json", Duration.ofDays(1));
+					Duration.ofDays(1))).acquiredHandle().complete("{not json");
 			assertThatExceptionOfType(IdempotencyStoreException.class)
 				.isThrownBy(() -> charge(operation(Receipt.class), "k1", "p"))
 				.withMessageContaining("payment/k1")
@@ -517,7 +515,7 @@ class IdempotencyEngineTest {
 				.isThrownBy(() -> IdempotencyEngineTest.this.engine.execute(operation(String.class), "k1", null, () -> {
 					IdempotencyEngineTest.this.clock.advance(Duration.ofSeconds(31));
 					ClaimResult takeover = IdempotencyEngineTest.this.store.claim(new ClaimRequest(id, "other", null,
-							Duration.ofSeconds(30), Duration.ofDays(1), true));
+							Duration.ofSeconds(30), Duration.ofDays(1)));
 					assertThat(takeover.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
 					return "too late";
 				}))
@@ -535,7 +533,7 @@ class IdempotencyEngineTest {
 				.isThrownBy(() -> IdempotencyEngineTest.this.engine.execute(operation(void.class), "k1", null, () -> {
 					IdempotencyEngineTest.this.clock.advance(Duration.ofSeconds(31));
 					IdempotencyEngineTest.this.store.claim(new ClaimRequest(id, "other", null, Duration.ofSeconds(30),
-							Duration.ofDays(1), true));
+							Duration.ofDays(1)));
 					IdempotencyContext.current().saveRecoveryPoint("step-1");
 					return null;
 				}));
@@ -566,7 +564,7 @@ class IdempotencyEngineTest {
 			await().atMost(Duration.ofSeconds(10)).until(() -> counting.calls("renew") >= 4);
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(300));
 			ClaimResult other = realTime.claim(new ClaimRequest(new RecordId(WORKFLOW, "slow"), "other", null,
-					Duration.ofMillis(300), Duration.ofDays(1), true));
+					Duration.ofMillis(300), Duration.ofDays(1)));
 			assertThat(other.outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
 			finish.countDown();
 			assertThat(slow.get(10, TimeUnit.SECONDS)).isEqualTo("done");

@@ -52,7 +52,11 @@ public abstract class IdempotencyStoreContract {
 	protected final MutableClock clock = new MutableClock(
 			Instant.now().truncatedTo(ChronoUnit.MILLIS).plus(Duration.ofDays(1)));
 
+	protected static final RuntimeException RETRYABLE = new IllegalStateException("the broker redelivers it");
+
 	protected IdempotencyStore store;
+
+	private final Map<String, ClaimHandle> handles = new ConcurrentHashMap<>();
 
 	protected String workflow;
 
@@ -108,7 +112,7 @@ public abstract class IdempotencyStoreContract {
 	@Test
 	void completedKeyIsADuplicateCarryingItsResponse() {
 		claim("k1", "owner-1", null);
-		assertThat(this.store.complete(id("k1"), "owner-1", "{\"amount\":42}", RETENTION)).isTrue();
+		assertThat(handle("owner-1").complete("{\"amount\":42}")).isTrue();
 		ClaimResult duplicate = claim("k1", "owner-2", null);
 		assertThat(duplicate.outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
 		assertThat(duplicate.record().status()).isEqualTo(RecordStatus.COMPLETED);
@@ -119,7 +123,7 @@ public abstract class IdempotencyStoreContract {
 	@Test
 	void voidCompletionStoresNoResponse() {
 		claim("k1", "owner-1", null);
-		assertThat(this.store.complete(id("k1"), "owner-1", null, RETENTION)).isTrue();
+		assertThat(handle("owner-1").complete(null)).isTrue();
 		ClaimResult duplicate = claim("k1", "owner-2", null);
 		assertThat(duplicate.outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
 		assertThat(duplicate.record().response()).isNull();
@@ -128,19 +132,18 @@ public abstract class IdempotencyStoreContract {
 	@Test
 	void failedKeyReplaysItsError() {
 		claim("k1", "owner-1", null);
-		assertThat(this.store.fail(id("k1"), "owner-1", "com.example.CardDeclined", "declined: 51", RETENTION))
-			.isTrue();
+		assertThat(handle("owner-1").fail(new CardDeclinedException("declined: 51"))).isTrue();
 		ClaimResult replay = claim("k1", "owner-2", null);
 		assertThat(replay.outcome()).isEqualTo(ClaimOutcome.FAILED);
 		assertThat(replay.record().status()).isEqualTo(RecordStatus.FAILED);
-		assertThat(replay.record().errorType()).isEqualTo("com.example.CardDeclined");
+		assertThat(replay.record().errorType()).isEqualTo(CardDeclinedException.class.getName());
 		assertThat(replay.record().errorMessage()).isEqualTo("declined: 51");
 	}
 
 	@Test
 	void releasedKeyCanBeClaimedAfresh() {
 		claim("k1", "owner-1", null);
-		assertThat(this.store.release(id("k1"), "owner-1")).isTrue();
+		assertThat(handle("owner-1").release(RETRYABLE)).isTrue();
 		assertThat(this.store.find(id("k1"))).isEmpty();
 		ClaimResult again = claim("k1", "owner-2", null);
 		assertThat(again.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
@@ -150,7 +153,7 @@ public abstract class IdempotencyStoreContract {
 	@Test
 	void expiredLeaseIsTakenOverWithTheNextAttemptAndTheRecoveryPoint() {
 		claim("k1", "owner-1", null);
-		assertThat(this.store.saveRecoveryPoint(id("k1"), "owner-1", "stock-reserved", LEASE)).isTrue();
+		assertThat(handle("owner-1").saveRecoveryPoint("stock-reserved")).isTrue();
 		this.clock.advance(LEASE.plusSeconds(1));
 		ClaimResult takeover = claim("k1", "owner-2", null);
 		assertThat(takeover.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
@@ -176,46 +179,50 @@ public abstract class IdempotencyStoreContract {
 		claim("k1", "owner-1", null);
 		this.clock.advance(LEASE.plusSeconds(1));
 		claim("k1", "owner-2", null);
-		assertThat(this.store.complete(id("k1"), "owner-1", "\"late\"", RETENTION)).isFalse();
-		assertThat(this.store.fail(id("k1"), "owner-1", "java.lang.IllegalStateException", "late", RETENTION))
-			.isFalse();
-		assertThat(this.store.release(id("k1"), "owner-1")).isFalse();
-		assertThat(this.store.renew(id("k1"), "owner-1", LEASE)).isFalse();
-		assertThat(this.store.saveRecoveryPoint(id("k1"), "owner-1", "late", LEASE)).isFalse();
+		assertThat(handle("owner-1").complete("\"late\"")).isFalse();
+		assertThat(handle("owner-1").fail(new IllegalStateException("late"))).isFalse();
+		assertThat(handle("owner-1").release(RETRYABLE)).isFalse();
+		assertThat(handle("owner-1").renew()).isFalse();
+		assertThat(handle("owner-1").saveRecoveryPoint("late")).isFalse();
 		IdempotencyRecord record = this.store.find(id("k1")).orElseThrow();
 		assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS);
 		assertThat(record.owner()).isEqualTo("owner-2");
 		assertThat(record.recoveryPoint()).isNull();
-		assertThat(this.store.complete(id("k1"), "owner-2", "\"on time\"", RETENTION)).isTrue();
+		assertThat(handle("owner-2").complete("\"on time\"")).isTrue();
 		assertThat(claim("k1", "owner-3", null).record().response()).isEqualTo("\"on time\"");
 	}
 
 	@Test
 	void finishedRecordsCannotBeChangedByTheirOwner() {
 		claim("k1", "owner-1", null);
-		this.store.complete(id("k1"), "owner-1", "\"first\"", RETENTION);
-		assertThat(this.store.complete(id("k1"), "owner-1", "\"second\"", RETENTION)).isFalse();
-		assertThat(this.store.fail(id("k1"), "owner-1", "x.Y", "no", RETENTION)).isFalse();
-		assertThat(this.store.release(id("k1"), "owner-1")).isFalse();
-		assertThat(this.store.renew(id("k1"), "owner-1", LEASE)).isFalse();
+		handle("owner-1").complete("\"first\"");
+		assertThat(handle("owner-1").complete("\"second\"")).isFalse();
+		assertThat(handle("owner-1").fail(new IllegalStateException("no"))).isFalse();
+		assertThat(handle("owner-1").release(RETRYABLE)).isFalse();
+		assertThat(handle("owner-1").renew()).isFalse();
 		IdempotencyRecord record = this.store.find(id("k1")).orElseThrow();
 		assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
 		assertThat(record.response()).isEqualTo("\"first\"");
 	}
 
 	@Test
-	void unknownKeyCannotBeCompletedOrReleased() {
-		assertThat(this.store.complete(id("nope"), "owner-1", "1", RETENTION)).isFalse();
-		assertThat(this.store.release(id("nope"), "owner-1")).isFalse();
-		assertThat(this.store.renew(id("nope"), "owner-1", LEASE)).isFalse();
-		assertThat(this.store.find(id("nope"))).isEmpty();
+	void releasedClaimCanNeitherCompleteNorRenewAndItsKeyIsFree() {
+		claim("k1", "owner-1", null);
+		assertThat(handle("owner-1").release(RETRYABLE)).isTrue();
+		assertThat(handle("owner-1").complete("1")).isFalse();
+		assertThat(handle("owner-1").renew()).isFalse();
+		assertThat(handle("owner-1").release(RETRYABLE)).isFalse();
+		assertThat(this.store.find(id("k1"))).isEmpty();
+		claim("k1", "owner-2", null);
+		assertThat(handle("owner-1").complete("1")).isFalse();
+		assertThat(this.store.find(id("k1")).orElseThrow().owner()).isEqualTo("owner-2");
 	}
 
 	@Test
 	void renewalKeepsARunningClaimFromBeingTakenOver() {
 		claim("k1", "owner-1", null);
 		this.clock.advance(LEASE.dividedBy(3).multipliedBy(2));
-		assertThat(this.store.renew(id("k1"), "owner-1", LEASE)).isTrue();
+		assertThat(handle("owner-1").renew()).isTrue();
 		this.clock.advance(LEASE.dividedBy(3).multipliedBy(2));
 		ClaimResult other = claim("k1", "owner-2", null);
 		assertThat(other.outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
@@ -226,10 +233,10 @@ public abstract class IdempotencyStoreContract {
 	void recoveryPointIsStoredAndRenewsTheLease() {
 		claim("k1", "owner-1", null);
 		this.clock.advance(LEASE.minusSeconds(1));
-		assertThat(this.store.saveRecoveryPoint(id("k1"), "owner-1", "step-1", LEASE)).isTrue();
+		assertThat(handle("owner-1").saveRecoveryPoint("step-1")).isTrue();
 		this.clock.advance(Duration.ofSeconds(5));
 		assertThat(claim("k1", "owner-2", null).outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
-		assertThat(this.store.saveRecoveryPoint(id("k1"), "owner-1", "step-2", LEASE)).isTrue();
+		assertThat(handle("owner-1").saveRecoveryPoint("step-2")).isTrue();
 		IdempotencyRecord record = this.store.find(id("k1")).orElseThrow();
 		assertThat(record.recoveryPoint()).isEqualTo("step-2");
 		assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS);
@@ -238,7 +245,7 @@ public abstract class IdempotencyStoreContract {
 	@Test
 	void finishedRecordExpiresAfterItsRetention() {
 		claim("k1", "owner-1", null);
-		this.store.complete(id("k1"), "owner-1", "1", RETENTION);
+		handle("owner-1").complete("1");
 		this.clock.advance(RETENTION.minusSeconds(1));
 		assertThat(claim("k1", "owner-2", null).outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
 		this.clock.advance(Duration.ofSeconds(2));
@@ -251,7 +258,7 @@ public abstract class IdempotencyStoreContract {
 	@Test
 	void failedRecordExpiresAfterItsRetention() {
 		claim("k1", "owner-1", null);
-		this.store.fail(id("k1"), "owner-1", "x.Y", null, RETENTION);
+		handle("owner-1").fail(new CardDeclinedException(null));
 		this.clock.advance(RETENTION.plusSeconds(1));
 		assertThat(claim("k1", "owner-2", null).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
 	}
@@ -262,7 +269,7 @@ public abstract class IdempotencyStoreContract {
 		assertThat(claim("k1", "owner-1", null).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
 		assertThat(this.store.claim(request(new RecordId(other, "k1"), "owner-2", null)).outcome())
 			.isEqualTo(ClaimOutcome.ACQUIRED);
-		this.store.complete(id("k1"), "owner-1", "1", RETENTION);
+		handle("owner-1").complete("1");
 		assertThat(this.store.claim(request(new RecordId(other, "k1"), "owner-3", null)).outcome())
 			.isEqualTo(ClaimOutcome.IN_PROGRESS);
 	}
@@ -288,7 +295,7 @@ public abstract class IdempotencyStoreContract {
 		assertThat(claim("k1", "owner-2", "fp-2").outcome()).isEqualTo(ClaimOutcome.MISMATCH);
 		ClaimResult takeover = claim("k1", "owner-3", "fp-1");
 		assertThat(takeover.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
-		this.store.complete(id("k1"), "owner-3", "1", RETENTION);
+		handle("owner-3").complete("1");
 		ClaimResult mismatch = claim("k1", "owner-4", "fp-2");
 		assertThat(mismatch.outcome()).isEqualTo(ClaimOutcome.MISMATCH);
 		assertThat(mismatch.record().fingerprint()).isEqualTo("fp-1");
@@ -300,7 +307,7 @@ public abstract class IdempotencyStoreContract {
 		Instant claimedAt = this.clock.instant();
 		claim("k1", "owner-1", "fp-1");
 		this.clock.advance(Duration.ofSeconds(2));
-		this.store.complete(id("k1"), "owner-1", "{\"ok\":true}", RETENTION);
+		handle("owner-1").complete("{\"ok\":true}");
 		IdempotencyRecord record = this.store.find(id("k1")).orElseThrow();
 		assertThat(record.id()).isEqualTo(id("k1"));
 		assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
@@ -321,7 +328,7 @@ public abstract class IdempotencyStoreContract {
 		String key = "ключ-🔑-" + "x".repeat(230);
 		String response = "\"" + "é€😀".repeat(100_000) + "\"";
 		assertThat(claim(key, "owner-1", null).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
-		assertThat(this.store.complete(id(key), "owner-1", response, RETENTION)).isTrue();
+		assertThat(handle("owner-1").complete(response)).isTrue();
 		ClaimResult duplicate = claim(key, "owner-2", null);
 		assertThat(duplicate.record().id().key()).isEqualTo(key);
 		assertThat(duplicate.record().response()).isEqualTo(response);
@@ -365,7 +372,7 @@ public abstract class IdempotencyStoreContract {
 				ClaimResult claim = claim(key, owner, null);
 				if (claim.outcome() == ClaimOutcome.ACQUIRED) {
 					runs.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet();
-					assertThat(this.store.complete(id(key), owner, "\"" + owner + "\"", RETENTION)).isTrue();
+					assertThat(handle(owner).complete("\"" + owner + "\"")).isTrue();
 				}
 				else if (claim.outcome() == ClaimOutcome.DUPLICATE) {
 					assertThat(claim.record().response()).startsWith("\"owner-");
@@ -387,11 +394,34 @@ public abstract class IdempotencyStoreContract {
 	}
 
 	protected ClaimRequest request(RecordId id, String owner, @Nullable String fingerprint) {
-		return new ClaimRequest(id, owner, fingerprint, LEASE, RETENTION, true);
+		return new ClaimRequest(id, owner, fingerprint, LEASE, RETENTION);
 	}
 
+	/**
+	 * Claims {@code key} for {@code owner}, keeping the handle of an acquired claim for
+	 * {@link #handle(String)}.
+	 * @param key the key in this test's workflow
+	 * @param owner the claim's owner, unique within the test
+	 * @param fingerprint the payload's fingerprint, or {@code null}
+	 * @return the claim's answer
+	 */
 	protected ClaimResult claim(String key, String owner, @Nullable String fingerprint) {
-		return this.store.claim(request(id(key), owner, fingerprint));
+		ClaimResult result = this.store.claim(request(id(key), owner, fingerprint));
+		if (result.handle() != null) {
+			this.handles.put(owner, result.handle());
+		}
+		return result;
+	}
+
+	/**
+	 * The handle of the last claim {@code owner} acquired.
+	 * @param owner the claim's owner
+	 * @return its handle
+	 */
+	protected ClaimHandle handle(String owner) {
+		ClaimHandle handle = this.handles.get(owner);
+		assertThat(handle).as("the handle of " + owner).isNotNull();
+		return handle;
 	}
 
 	/**
@@ -433,6 +463,15 @@ public abstract class IdempotencyStoreContract {
 	protected interface ThreadTask<T> {
 
 		T run(int thread) throws Exception;
+
+	}
+
+	/** A permanent failure of the tests' operations. */
+	protected static class CardDeclinedException extends RuntimeException {
+
+		public CardDeclinedException(@Nullable String message) {
+			super(message);
+		}
 
 	}
 

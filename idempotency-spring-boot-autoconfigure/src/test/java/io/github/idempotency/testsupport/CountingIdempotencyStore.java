@@ -1,6 +1,5 @@
 package io.github.idempotency.testsupport;
 
-import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -8,6 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.IdempotencyRecord;
@@ -48,38 +48,9 @@ public final class CountingIdempotencyStore implements IdempotencyStore {
 	@Override
 	public ClaimResult claim(ClaimRequest request) {
 		count("claim");
-		return this.delegate.claim(request);
-	}
-
-	@Override
-	public boolean complete(RecordId id, String owner, @Nullable String response, Duration retention) {
-		count("complete");
-		return this.delegate.complete(id, owner, response, retention);
-	}
-
-	@Override
-	public boolean fail(RecordId id, String owner, String errorType, @Nullable String errorMessage,
-			Duration retention) {
-		count("fail");
-		return this.delegate.fail(id, owner, errorType, errorMessage, retention);
-	}
-
-	@Override
-	public boolean release(RecordId id, String owner) {
-		count("release");
-		return this.delegate.release(id, owner);
-	}
-
-	@Override
-	public boolean renew(RecordId id, String owner, Duration leaseTtl) {
-		count("renew");
-		return this.delegate.renew(id, owner, leaseTtl);
-	}
-
-	@Override
-	public boolean saveRecoveryPoint(RecordId id, String owner, String recoveryPoint, Duration leaseTtl) {
-		count("saveRecoveryPoint");
-		return this.delegate.saveRecoveryPoint(id, owner, recoveryPoint, leaseTtl);
+		ClaimResult result = this.delegate.claim(request);
+		return (result.handle() != null) ? ClaimResult.acquired(result.record(), new CountingClaim(result.handle()))
+				: result;
 	}
 
 	@Override
@@ -97,6 +68,46 @@ public final class CountingIdempotencyStore implements IdempotencyStore {
 	@Override
 	public String backend() {
 		return this.delegate.backend();
+	}
+
+	private final class CountingClaim implements ClaimHandle {
+
+		private final ClaimHandle delegate;
+
+		CountingClaim(ClaimHandle delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public boolean complete(@Nullable String response) {
+			count("complete");
+			return this.delegate.complete(response);
+		}
+
+		@Override
+		public boolean fail(Throwable failure) {
+			count("fail");
+			return this.delegate.fail(failure);
+		}
+
+		@Override
+		public boolean release(Throwable failure) {
+			count("release");
+			return this.delegate.release(failure);
+		}
+
+		@Override
+		public boolean renew() {
+			count("renew");
+			return this.delegate.renew();
+		}
+
+		@Override
+		public boolean saveRecoveryPoint(String recoveryPoint) {
+			count("saveRecoveryPoint");
+			return this.delegate.saveRecoveryPoint(recoveryPoint);
+		}
+
 	}
 
 }

@@ -1,9 +1,6 @@
 package io.github.idempotency.testsupport;
 
-import java.time.Duration;
 import java.util.Optional;
-
-import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
@@ -29,32 +26,6 @@ public final class UnreachableIdempotencyStore implements IdempotencyStore {
 
 	@Override
 	public ClaimResult claim(ClaimRequest request) {
-		throw refused();
-	}
-
-	@Override
-	public boolean complete(RecordId id, String owner, @Nullable String response, Duration retention) {
-		throw refused();
-	}
-
-	@Override
-	public boolean fail(RecordId id, String owner, String errorType, @Nullable String errorMessage,
-			Duration retention) {
-		throw refused();
-	}
-
-	@Override
-	public boolean release(RecordId id, String owner) {
-		throw refused();
-	}
-
-	@Override
-	public boolean renew(RecordId id, String owner, Duration leaseTtl) {
-		throw refused();
-	}
-
-	@Override
-	public boolean saveRecoveryPoint(RecordId id, String owner, String recoveryPoint, Duration leaseTtl) {
 		throw refused();
 	}
 

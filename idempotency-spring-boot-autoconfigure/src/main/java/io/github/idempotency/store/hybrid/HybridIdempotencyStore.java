@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,6 +19,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
@@ -32,9 +32,9 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.Assert;
-import org.springframework.util.ClassUtils;
 
 /**
  * Redis as a read-through cache of finished records in front of a source-of-truth store
@@ -44,12 +44,12 @@ import org.springframework.util.ClassUtils;
  * {@code DUPLICATE}, {@code FAILED} or {@code MISMATCH} (the cached record carries its
  * fingerprint) without touching the source of truth. Everything else goes to the source
  * of truth. A completion or failure is written there first and then cached, for
- * {@code cacheTtl} but never beyond the record's own expiry; a claim that the source of
- * truth answers with a finished record caches it too. Release and delete evict.
+ * {@code cacheTtl} but never beyond the record's own expiry, once the transaction it was
+ * written in (if any) commits; a claim that the source of truth answers with a finished
+ * record caches it too, unless it read it inside a transaction (it may be that
+ * transaction's own, uncommitted row). Delete evicts.
  * <p>
- * A completion made inside a transaction (whose commit is not known here) or by a claim
- * not bound to its lease is not cached at once: it is cached by the first claim that
- * finds it committed. The cache never holds a record still in progress, so it cannot
+ * The cache never holds a record still in progress nor one rolled back, so it cannot
  * answer a claim that the source of truth would answer differently; its only staleness is
  * a record deleted by hand racing a claim that is caching it.
  * <p>
@@ -65,10 +65,6 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 
 	private static final Log logger = LogFactory.getLog(HybridIdempotencyStore.class);
 
-	private static final boolean transactionsPresent = ClassUtils.isPresent(
-			"org.springframework.transaction.support.TransactionSynchronizationManager",
-			HybridIdempotencyStore.class.getClassLoader());
-
 	private static final RedisScript<Long> PUT = putScript();
 
 	private static final long RETRY_INTERVAL = TimeUnit.SECONDS.toNanos(1);
@@ -82,8 +78,6 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 	private final Duration cacheTtl;
 
 	private final Clock clock;
-
-	private final Map<String, ClaimResult> claims = new ConcurrentHashMap<>();
 
 	private final AtomicBoolean cacheDown = new AtomicBoolean();
 
@@ -123,54 +117,15 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 		}
 		ClaimResult result = this.sourceOfTruth.claim(request);
 		if (result.outcome() == ClaimOutcome.ACQUIRED) {
-			if (!result.isFinished()) {
-				// complete() comes later and caches it; a claim finished already is never completed
-				this.claims.put(request.owner(), result);
-			}
+			return ClaimResult.acquired(result.record(), new CachingClaim(result.acquiredHandle(), result.record(),
+					request.retention()));
 		}
-		else if (result.record().status() != RecordStatus.IN_PROGRESS) {
+		if (result.record().status() != RecordStatus.IN_PROGRESS
+				&& !TransactionSynchronizationManager.isActualTransactionActive()) {
+			// inside a transaction the record read may be that transaction's own, not committed
 			cache(result.record());
 		}
 		return result;
-	}
-
-	@Override
-	public boolean complete(RecordId id, String owner, @Nullable String response, Duration retention) {
-		ClaimResult claim = this.claims.remove(owner);
-		boolean completed = this.sourceOfTruth.complete(id, owner, response, retention);
-		if (completed && cacheable(claim)) {
-			cache(finished(claim.record(), RecordStatus.COMPLETED, response, null, null, retention));
-		}
-		return completed;
-	}
-
-	@Override
-	public boolean fail(RecordId id, String owner, String errorType, @Nullable String errorMessage,
-			Duration retention) {
-		ClaimResult claim = this.claims.remove(owner);
-		boolean failed = this.sourceOfTruth.fail(id, owner, errorType, errorMessage, retention);
-		if (failed && cacheable(claim)) {
-			cache(finished(claim.record(), RecordStatus.FAILED, null, errorType, errorMessage, retention));
-		}
-		return failed;
-	}
-
-	@Override
-	public boolean release(RecordId id, String owner) {
-		this.claims.remove(owner);
-		boolean released = this.sourceOfTruth.release(id, owner);
-		evict(id);
-		return released;
-	}
-
-	@Override
-	public boolean renew(RecordId id, String owner, Duration leaseTtl) {
-		return this.sourceOfTruth.renew(id, owner, leaseTtl);
-	}
-
-	@Override
-	public boolean saveRecoveryPoint(RecordId id, String owner, String recoveryPoint, Duration leaseTtl) {
-		return this.sourceOfTruth.saveRecoveryPoint(id, owner, recoveryPoint, leaseTtl);
 	}
 
 	@Override
@@ -249,22 +204,22 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 		onCache(() -> this.redis.delete(key(id)));
 	}
 
-	private IdempotencyRecord finished(IdempotencyRecord claimed, RecordStatus status, @Nullable String response,
-			@Nullable String errorType, @Nullable String errorMessage, Duration retention) {
-		Instant now = this.clock.instant();
-		return new IdempotencyRecord(claimed.id(), status, claimed.fingerprint(), claimed.owner(), claimed.attempt(),
-				claimed.leaseUntil(), claimed.recoveryPoint(), response, errorType, errorMessage, claimed.createdAt(),
-				now, now.plus(retention));
-	}
-
 	/**
-	 * Whether a finished claim may be cached now: its claim was bound to its lease (not to
-	 * an enclosing transaction) and no transaction, whose commit is still to come, is
-	 * active.
+	 * Caches a record this store finished once the current transaction (if any) commits:
+	 * a rolled-back record is never cached.
 	 */
-	private static boolean cacheable(@Nullable ClaimResult claim) {
-		return claim != null && claim.leaseBound()
-				&& !(transactionsPresent && TransactionSynchronizationManager.isActualTransactionActive());
+	private void cacheOnceCommitted(IdempotencyRecord record) {
+		if (TransactionSynchronizationManager.isSynchronizationActive()) {
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+				@Override
+				public void afterCommit() {
+					cache(record);
+				}
+			});
+		}
+		else {
+			cache(record);
+		}
 	}
 
 	private <T> @Nullable T onCache(Supplier<T> operation) {
@@ -301,6 +256,68 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot read the Redis script put.lua", ex);
 		}
+	}
+
+	/**
+	 * The source of truth's claim, whose finished record is cached once it is committed.
+	 */
+	private final class CachingClaim implements ClaimHandle {
+
+		private final ClaimHandle claim;
+
+		private final IdempotencyRecord claimed;
+
+		private final Duration retention;
+
+		CachingClaim(ClaimHandle claim, IdempotencyRecord claimed, Duration retention) {
+			this.claim = claim;
+			this.claimed = claimed;
+			this.retention = retention;
+		}
+
+		@Override
+		public boolean complete(@Nullable String response) {
+			boolean completed = this.claim.complete(response);
+			if (completed) {
+				cacheOnceCommitted(finished(RecordStatus.COMPLETED, response, null, null));
+			}
+			return completed;
+		}
+
+		@Override
+		public boolean fail(Throwable failure) {
+			boolean failed = this.claim.fail(failure);
+			if (failed) {
+				cacheOnceCommitted(finished(RecordStatus.FAILED, null, failure.getClass().getName(),
+						failure.getMessage()));
+			}
+			return failed;
+		}
+
+		@Override
+		public boolean release(Throwable failure) {
+			return this.claim.release(failure);
+		}
+
+		@Override
+		public boolean renew() {
+			return this.claim.renew();
+		}
+
+		@Override
+		public boolean saveRecoveryPoint(String recoveryPoint) {
+			return this.claim.saveRecoveryPoint(recoveryPoint);
+		}
+
+		private IdempotencyRecord finished(RecordStatus status, @Nullable String response, @Nullable String errorType,
+				@Nullable String errorMessage) {
+			Instant now = HybridIdempotencyStore.this.clock.instant();
+			IdempotencyRecord claimed = this.claimed;
+			return new IdempotencyRecord(claimed.id(), status, claimed.fingerprint(), claimed.owner(),
+					claimed.attempt(), claimed.leaseUntil(), claimed.recoveryPoint(), response, errorType,
+					errorMessage, claimed.createdAt(), now, now.plus(this.retention));
+		}
+
 	}
 
 }

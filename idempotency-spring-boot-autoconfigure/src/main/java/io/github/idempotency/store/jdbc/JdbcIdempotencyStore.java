@@ -1,6 +1,6 @@
 package io.github.idempotency.store.jdbc;
 
-import java.sql.ResultSet;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -21,15 +21,16 @@ import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import org.springframework.dao.DataAccessException;
-import org.springframework.dao.DuplicateKeyException;
-import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.util.Assert;
 
 /**
- * A store in one database table, on {@link JdbcClient}: PostgreSQL, MariaDB/MySQL and H2.
+ * A store in one database table, on {@code JdbcClient}: PostgreSQL, MariaDB/MySQL and H2.
  * <p>
  * A claim inserts the record atomically (PostgreSQL {@code ON CONFLICT DO NOTHING}, a
  * duplicate-key error elsewhere): a first delivery's claim is that one statement. Only
@@ -40,16 +41,17 @@ import org.springframework.util.Assert;
  * another transaction (or a lock wait longer than the lock timeout) means the key is in
  * progress. Every other step is one fenced statement.
  * <p>
- * <b>Transactions.</b> When a Spring transaction is active on this store's
+ * <b>Transactions.</b> When an actual Spring transaction runs on this store's
  * {@link DataSource} (a {@code DataSourceTransactionManager} or {@code JpaTransactionManager}
- * transaction), every step joins it: the record commits or rolls back with the business
- * writes, and a concurrent duplicate waits on the uncommitted row (up to the lock timeout)
- * and then sees the committed result. Such claims need no lease renewal — the transaction
- * is the in-progress marker — and a {@code void} operation's claim writes its record
- * already {@code COMPLETED}, so that its whole cost is the claim's one insert. A recovery
- * point saved inside the caller's transaction is part of it: it is lost, with the record,
- * if the transaction rolls back. Without a transaction every statement auto-commits, but
- * for a takeover's lock and update.
+ * transaction: a bound connection with auto-commit off), the claim joins it and is
+ * finished in it ({@link TransactionalJdbcClaim}): the record commits or rolls back with
+ * the business writes, and a concurrent duplicate waits on the uncommitted row (up to the
+ * lock timeout) and then sees the committed result. Such a claim needs no lease renewal —
+ * the transaction is the in-progress marker — and writes its record already
+ * {@code COMPLETED}, so that a {@code void} operation's whole cost is the claim's one
+ * insert. Without a transaction ({@code SUPPORTS}, {@code NOT_SUPPORTED}, another
+ * resource's transaction) the claim is held by its lease ({@link LeasedJdbcClaim}) and
+ * every statement auto-commits, but for a takeover's lock and update.
  * <p>
  * Times come from the given {@link Clock} as epoch milliseconds, never from the database.
  */
@@ -59,21 +61,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
 	private final DataSource dataSource;
 
-	private final JdbcClient jdbc;
+	private final JdbcRecordTable table;
 
 	private final TransactionTemplate transactions;
-
-	private final JdbcDialect dialect;
-
-	private final String table;
-
-	private final Clock clock;
-
-	private final String select;
-
-	private final String insert;
-
-	private final String insertInTransaction;
 
 	/**
 	 * A store on {@code dataSource}'s table {@code tableName}.
@@ -85,163 +75,151 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	public JdbcIdempotencyStore(DataSource dataSource, String tableName, Duration lockTimeout, Clock clock) {
 		Assert.isTrue(TABLE_NAME.matcher(tableName).matches(), () -> "Invalid table name '" + tableName + "'");
 		this.dataSource = dataSource;
-		this.jdbc = JdbcClient.create(dataSource);
+		this.table = new JdbcRecordTable(dataSource, JdbcDialect.of(dataSource), tableName, lockTimeout, clock);
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-		this.dialect = JdbcDialect.of(dataSource);
-		this.table = tableName;
-		this.clock = clock;
-		this.select = "SELECT " + JdbcDialect.COLUMNS + " FROM " + tableName
-				+ " WHERE workflow = :workflow AND idempotency_key = :key";
-		this.insert = this.dialect.insert(tableName, lockTimeout);
-		this.insertInTransaction = this.dialect.insertInTransaction(tableName, lockTimeout);
 	}
 
 	@Override
 	public ClaimResult claim(ClaimRequest request) {
-		boolean joined = TransactionSynchronizationManager.hasResource(this.dataSource);
-		try {
-			ClaimResult result = claimNow(request, joined);
-			return joined ? new ClaimResult(result.outcome(), result.record(), false) : result;
-		}
-		catch (DataAccessException ex) {
-			if (isLockFailure(ex)) {
-				return ClaimResult.of(ClaimOutcome.IN_PROGRESS, heldElsewhere(request));
-			}
-			throw ex;
-		}
+		return claim(this.table, request, isInTransaction());
 	}
 
 	/**
 	 * Insert (one statement: a first claim ends here); else read (a duplicate, a failure, a
 	 * mismatch or a live lease ends here); else, for a takeover, lock and update in one
-	 * short transaction (or the caller's).
+	 * short transaction (or the caller's). Inside the caller's transaction the claimed
+	 * record is written already {@code COMPLETED} (see {@link TransactionalJdbcClaim}).
 	 */
-	private ClaimResult claimNow(ClaimRequest request, boolean joined) {
-		Instant now = this.clock.instant();
-		IdempotencyRecord claimed = (joined && !request.resultExpected()) ? finishedByClaim(request, now)
-				: ClaimRules.claimed(null, request, now);
-		if (insert(claimed, joined)) {
-			return ClaimResult.of(ClaimOutcome.ACQUIRED, claimed);
+	private ClaimResult claim(JdbcRecordTable table, ClaimRequest request, boolean inTransaction) {
+		try {
+			Instant now = table.now();
+			IdempotencyRecord claimed = claimed(null, request, now, inTransaction);
+			if (table.insert(claimed, inTransaction)) {
+				return acquired(table, claimed, request, inTransaction);
+			}
+			IdempotencyRecord existing = table.read(request.id());
+			if (existing == null) {
+				// released between the insert and the read: the key is free again
+				return table.insert(claimed, inTransaction) ? acquired(table, claimed, request, inTransaction)
+						: ClaimResult.of(ClaimOutcome.IN_PROGRESS, heldElsewhere(table, request));
+			}
+			ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), now);
+			if (outcome != ClaimOutcome.ACQUIRED) {
+				return ClaimResult.of(outcome, existing);
+			}
+			ClaimResult takeover = inTransaction ? takeOver(table, request, now, true)
+					: this.transactions.execute((status) -> takeOver(table, request, now, false));
+			Assert.state(takeover != null, "No claim result");
+			return takeover;
 		}
-		IdempotencyRecord existing = read(this.select, request.id());
-		if (existing == null) {
-			// released between the insert and the read: the key is free again
-			return insert(claimed, joined) ? ClaimResult.of(ClaimOutcome.ACQUIRED, claimed)
-					: ClaimResult.of(ClaimOutcome.IN_PROGRESS, heldElsewhere(request));
+		catch (DataAccessException ex) {
+			if (isLockFailure(ex)) {
+				return ClaimResult.of(ClaimOutcome.IN_PROGRESS, heldElsewhere(table, request));
+			}
+			throw ex;
 		}
-		ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), now);
+	}
+
+	private ClaimResult takeOver(JdbcRecordTable table, ClaimRequest request, Instant now, boolean inTransaction) {
+		IdempotencyRecord locked = table.readForUpdate(request.id());
+		if (locked == null) {
+			return ClaimResult.of(ClaimOutcome.IN_PROGRESS, heldElsewhere(table, request));
+		}
+		ClaimOutcome outcome = ClaimRules.decide(locked, request.fingerprint(), now);
 		if (outcome != ClaimOutcome.ACQUIRED) {
-			return ClaimResult.of(outcome, existing);
+			return ClaimResult.of(outcome, locked);
 		}
-		ClaimResult takeover = joined ? takeOver(request, now)
-				: this.transactions.execute((status) -> takeOver(request, now));
-		Assert.state(takeover != null, "No claim result");
-		return takeover;
+		IdempotencyRecord takeover = claimed(locked, request, now, inTransaction);
+		table.takeOver(takeover);
+		return acquired(table, takeover, request, inTransaction);
+	}
+
+	private ClaimResult acquired(JdbcRecordTable table, IdempotencyRecord claimed, ClaimRequest request,
+			boolean inTransaction) {
+		return ClaimResult.acquired(claimed, inTransaction ? new TransactionalJdbcClaim(this, table, request)
+				: new LeasedJdbcClaim(table, request));
 	}
 
 	/**
-	 * A new record written already {@code COMPLETED}: inside the caller's transaction, for
-	 * a {@code void} operation, the transaction is the in-progress marker (others wait on
-	 * the uncommitted row, a rollback removes it), so the claim is the only statement.
+	 * The record a claim writes: as {@link ClaimRules#claimed} says; inside the caller's
+	 * transaction already {@code COMPLETED}, kept for the retention.
 	 */
-	private static IdempotencyRecord finishedByClaim(ClaimRequest request, Instant now) {
-		return new IdempotencyRecord(request.id(), RecordStatus.COMPLETED, request.fingerprint(), request.owner(), 1,
-				now, null, null, null, null, now, now, now.plus(request.retention()));
+	private static IdempotencyRecord claimed(@Nullable IdempotencyRecord existing, ClaimRequest request, Instant now,
+			boolean inTransaction) {
+		IdempotencyRecord claimed = ClaimRules.claimed(existing, request, now);
+		if (!inTransaction) {
+			return claimed;
+		}
+		return new IdempotencyRecord(claimed.id(), RecordStatus.COMPLETED, claimed.fingerprint(), claimed.owner(),
+				claimed.attempt(), now, claimed.recoveryPoint(), null, null, null, claimed.createdAt(), now,
+				now.plus(request.retention()));
 	}
 
-	private ClaimResult takeOver(ClaimRequest request, Instant now) {
-		IdempotencyRecord locked = read(this.dialect.selectForUpdate(this.table), request.id());
-		ClaimOutcome outcome = ClaimRules.decide(locked, request.fingerprint(), now);
-		if (locked == null || outcome != ClaimOutcome.ACQUIRED) {
-			return (locked != null) ? ClaimResult.of(outcome, locked)
-					: ClaimResult.of(ClaimOutcome.IN_PROGRESS, heldElsewhere(request));
-		}
-		IdempotencyRecord takeover = ClaimRules.claimed(locked, request, now);
-		this.jdbc.sql("UPDATE " + this.table + " SET status = :status, fingerprint = :fingerprint, owner = :owner, "
-				+ "attempt = :attempt, lease_until = :leaseUntil, recovery_point = :recoveryPoint, response = NULL, "
-				+ "error_type = NULL, error_message = NULL, created_at = :createdAt, updated_at = :updatedAt, "
-				+ "expires_at = :expiresAt WHERE workflow = :workflow AND idempotency_key = :key")
-			.paramSource(parameters(takeover))
-			.update();
-		return ClaimResult.of(ClaimOutcome.ACQUIRED, takeover);
-	}
-
-	private boolean insert(IdempotencyRecord record, boolean joined) {
-		try {
-			String insert = joined ? this.insertInTransaction : this.insert;
-			return this.dialect.inserted(this.jdbc.sql(insert).paramSource(parameters(record)), joined);
-		}
-		catch (DuplicateKeyException ex) {
+	/**
+	 * Whether an actual transaction runs on this store's data source: a connection bound
+	 * to the thread (by a {@code DataSourceTransactionManager} or a
+	 * {@code JpaTransactionManager}) with auto-commit off. A connection bound without a
+	 * transaction ({@code SUPPORTS}, {@code NOT_SUPPORTED}, or another resource's
+	 * transaction) does not count: there every statement commits at once.
+	 */
+	private boolean isInTransaction() {
+		if (!TransactionSynchronizationManager.isActualTransactionActive()
+				|| !(TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder)) {
 			return false;
 		}
+		try {
+			return !holder.getConnection().getAutoCommit();
+		}
+		catch (SQLException ex) {
+			throw new DataAccessResourceFailureException("Cannot tell whether a transaction is active", ex);
+		}
 	}
 
-	@Override
-	public boolean complete(RecordId id, String owner, @Nullable String response, Duration retention) {
-		Instant now = this.clock.instant();
-		return this.jdbc.sql("UPDATE " + this.table + " SET status = 'COMPLETED', response = :response, "
-				+ "updated_at = :now, expires_at = :expiresAt" + OWNED)
-			.param("response", response)
-			.param("now", now.toEpochMilli())
-			.param("expiresAt", now.plus(retention).toEpochMilli())
-			.params(owned(id, owner))
-			.update() == 1;
+	/**
+	 * Stores a permanent failure as a claim and its failure, in the transaction
+	 * {@code table} runs in, unless another run holds or finished the key meanwhile.
+	 */
+	void recordFailure(JdbcRecordTable table, ClaimRequest request, Throwable failure) {
+		ClaimResult claim = claim(table, request, true);
+		if (claim.outcome() == ClaimOutcome.ACQUIRED) {
+			table.fail(request.id(), request.owner(), failure, request.retention(), JdbcRecordTable.Fence.TRANSACTION);
+		}
 	}
 
-	@Override
-	public boolean fail(RecordId id, String owner, String errorType, @Nullable String errorMessage,
-			Duration retention) {
-		Instant now = this.clock.instant();
-		return this.jdbc.sql("UPDATE " + this.table + " SET status = 'FAILED', error_type = :errorType, "
-				+ "error_message = :errorMessage, updated_at = :now, expires_at = :expiresAt" + owned())
-			.param("errorType", errorType)
-			.param("errorMessage", errorMessage)
-			.param("now", now.toEpochMilli())
-			.param("expiresAt", now.plus(retention).toEpochMilli())
-			.params(owned(id, owner))
-			.update() == 1;
-	}
-
-	@Override
-	public boolean release(RecordId id, String owner) {
-		return this.jdbc.sql("DELETE FROM " + this.table + owned()).params(owned(id, owner)).update() == 1;
-	}
-
-	@Override
-	public boolean renew(RecordId id, String owner, Duration leaseTtl) {
-		return extend(id, owner, null, leaseTtl);
-	}
-
-	@Override
-	public boolean saveRecoveryPoint(RecordId id, String owner, String recoveryPoint, Duration leaseTtl) {
-		return extend(id, owner, recoveryPoint, leaseTtl);
-	}
-
-	private boolean extend(RecordId id, String owner, @Nullable String recoveryPoint, Duration leaseTtl) {
-		Instant now = this.clock.instant();
-		long leaseUntil = now.plus(leaseTtl).toEpochMilli();
-		return this.jdbc.sql("UPDATE " + this.table + " SET lease_until = :leaseUntil, updated_at = :now, "
-				+ "recovery_point = COALESCE(:recoveryPoint, recovery_point), "
-				+ "expires_at = CASE WHEN expires_at < :leaseUntil THEN :leaseUntil ELSE expires_at END" + owned())
-			.param("leaseUntil", leaseUntil)
-			.param("now", now.toEpochMilli())
-			.param("recoveryPoint", recoveryPoint, java.sql.Types.VARCHAR)
-			.params(owned(id, owner))
-			.update() == 1;
+	/**
+	 * {@link #recordFailure} in a transaction of its own on a connection of its own, apart
+	 * from whatever the thread has bound (a transaction that just completed).
+	 */
+	void recordFailureInOwnTransaction(ClaimRequest request, Throwable failure) {
+		try (Connection connection = this.dataSource.getConnection()) {
+			boolean autoCommit = connection.getAutoCommit();
+			connection.setAutoCommit(false);
+			try {
+				recordFailure(this.table.on(new SingleConnectionDataSource(connection, true)), request, failure);
+				connection.commit();
+			}
+			catch (RuntimeException ex) {
+				connection.rollback();
+				throw ex;
+			}
+			finally {
+				connection.setAutoCommit(autoCommit);
+			}
+		}
+		catch (SQLException ex) {
+			throw new DataAccessResourceFailureException("Could not record the failure of " + request.id(), ex);
+		}
 	}
 
 	@Override
 	public Optional<IdempotencyRecord> find(RecordId id) {
-		IdempotencyRecord record = read(this.select, id);
-		return (record == null || record.isExpired(this.clock.instant())) ? Optional.empty() : Optional.of(record);
+		IdempotencyRecord record = this.table.read(id);
+		return (record == null || record.isExpired(this.table.now())) ? Optional.empty() : Optional.of(record);
 	}
 
 	@Override
 	public boolean delete(RecordId id) {
-		return this.jdbc.sql("DELETE FROM " + this.table + " WHERE workflow = :workflow AND idempotency_key = :key")
-			.param("workflow", id.workflow())
-			.param("key", id.key())
-			.update() == 1;
+		return this.table.delete(id);
 	}
 
 	@Override
@@ -257,55 +235,24 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * @return how many records were deleted
 	 */
 	public int deleteExpired(int batchSize) {
-		long now = this.clock.millis();
+		long now = this.table.now().toEpochMilli();
 		int total = 0;
 		int deleted;
 		do {
-			deleted = this.jdbc.sql(this.dialect.deleteExpired(this.table))
-				.param("now", now)
-				.param("limit", batchSize)
-				.update();
+			deleted = this.table.deleteExpired(now, batchSize);
 			total += deleted;
 		}
 		while (deleted >= batchSize);
 		return total;
 	}
 
-	private static final String OWNED = " WHERE workflow = :workflow AND idempotency_key = :key AND owner = :owner "
-			+ "AND status = 'IN_PROGRESS'";
-
-	/**
-	 * Inside the caller's transaction a record its claim wrote already finished
-	 * ({@link #finishedByClaim}) still belongs to that claim until the transaction ends: a
-	 * failure of the operation releases or fails it, a recovery point is saved on it.
-	 */
-	private static final String OWNED_IN_TRANSACTION = " WHERE workflow = :workflow AND idempotency_key = :key "
-			+ "AND owner = :owner AND status IN ('IN_PROGRESS', 'COMPLETED')";
-
-	private String owned() {
-		return TransactionSynchronizationManager.hasResource(this.dataSource) ? OWNED_IN_TRANSACTION : OWNED;
-	}
-
-	private static java.util.Map<String, Object> owned(RecordId id, String owner) {
-		return java.util.Map.of("workflow", id.workflow(), "key", id.key(), "owner", owner);
-	}
-
-	private @Nullable IdempotencyRecord read(String sql, RecordId id) {
-		return this.jdbc.sql(sql)
-			.param("workflow", id.workflow())
-			.param("key", id.key())
-			.query(JdbcIdempotencyStore::toRecord)
-			.optional()
-			.orElse(null);
-	}
-
 	/**
 	 * The record another transaction holds, as far as it can be seen now (an uncommitted
 	 * insert cannot be).
 	 */
-	private IdempotencyRecord heldElsewhere(ClaimRequest request) {
+	private IdempotencyRecord heldElsewhere(JdbcRecordTable table, ClaimRequest request) {
 		try {
-			IdempotencyRecord record = read(this.select, request.id());
+			IdempotencyRecord record = table.read(request.id());
 			if (record != null) {
 				return record;
 			}
@@ -313,7 +260,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		catch (DataAccessException ex) {
 			// the caller's transaction is aborted (PostgreSQL after a lock error)
 		}
-		Instant now = this.clock.instant();
+		Instant now = table.now();
 		return new IdempotencyRecord(request.id(), RecordStatus.IN_PROGRESS, null, "(another transaction)", 1,
 				now.plus(request.leaseTtl()), null, null, null, null, now, now, now.plus(request.leaseTtl()));
 	}
@@ -322,40 +269,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			if (cause instanceof SQLException sql) {
 				for (SQLException next = sql; next != null; next = next.getNextException()) {
-					if (this.dialect.isLockFailure(next)) {
+					if (this.table.dialect().isLockFailure(next)) {
 						return true;
 					}
 				}
 			}
 		}
 		return false;
-	}
-
-	private static org.springframework.jdbc.core.namedparam.MapSqlParameterSource parameters(IdempotencyRecord record) {
-		return new org.springframework.jdbc.core.namedparam.MapSqlParameterSource()
-			.addValue("workflow", record.id().workflow())
-			.addValue("key", record.id().key())
-			.addValue("status", record.status().name())
-			.addValue("fingerprint", record.fingerprint(), java.sql.Types.VARCHAR)
-			.addValue("owner", record.owner())
-			.addValue("attempt", record.attempt())
-			.addValue("leaseUntil", record.leaseUntil().toEpochMilli())
-			.addValue("recoveryPoint", record.recoveryPoint(), java.sql.Types.VARCHAR)
-			.addValue("response", record.response(), java.sql.Types.VARCHAR)
-			.addValue("errorType", record.errorType(), java.sql.Types.VARCHAR)
-			.addValue("errorMessage", record.errorMessage(), java.sql.Types.VARCHAR)
-			.addValue("createdAt", record.createdAt().toEpochMilli())
-			.addValue("updatedAt", record.updatedAt().toEpochMilli())
-			.addValue("expiresAt", record.expiresAt().toEpochMilli());
-	}
-
-	private static IdempotencyRecord toRecord(ResultSet rs, int row) throws SQLException {
-		return new IdempotencyRecord(new RecordId(rs.getString("workflow"), rs.getString("idempotency_key")),
-				RecordStatus.valueOf(rs.getString("status")), rs.getString("fingerprint"), rs.getString("owner"),
-				rs.getInt("attempt"), Instant.ofEpochMilli(rs.getLong("lease_until")), rs.getString("recovery_point"),
-				rs.getString("response"), rs.getString("error_type"), rs.getString("error_message"),
-				Instant.ofEpochMilli(rs.getLong("created_at")), Instant.ofEpochMilli(rs.getLong("updated_at")),
-				Instant.ofEpochMilli(rs.getLong("expires_at")));
 	}
 
 }

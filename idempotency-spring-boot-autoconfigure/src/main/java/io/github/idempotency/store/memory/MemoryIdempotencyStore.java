@@ -10,6 +10,7 @@ import java.util.function.UnaryOperator;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
@@ -50,51 +51,10 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
 				return existing;
 			}
 			IdempotencyRecord claimed = ClaimRules.claimed(existing, request, now);
-			result[0] = ClaimResult.of(outcome, claimed);
+			result[0] = ClaimResult.acquired(claimed, new MemoryClaim(request));
 			return claimed;
 		});
 		return result[0];
-	}
-
-	@Override
-	public boolean complete(RecordId id, String owner, @Nullable String response, Duration retention) {
-		return updateOwned(id, owner, (record) -> {
-			Instant now = this.clock.instant();
-			return new IdempotencyRecord(id, RecordStatus.COMPLETED, record.fingerprint(), owner, record.attempt(),
-					record.leaseUntil(), record.recoveryPoint(), response, null, null, record.createdAt(), now,
-					now.plus(retention));
-		});
-	}
-
-	@Override
-	public boolean fail(RecordId id, String owner, String errorType, @Nullable String errorMessage,
-			Duration retention) {
-		return updateOwned(id, owner, (record) -> {
-			Instant now = this.clock.instant();
-			return new IdempotencyRecord(id, RecordStatus.FAILED, record.fingerprint(), owner, record.attempt(),
-					record.leaseUntil(), record.recoveryPoint(), null, errorType, errorMessage, record.createdAt(), now,
-					now.plus(retention));
-		});
-	}
-
-	@Override
-	public boolean release(RecordId id, String owner) {
-		boolean[] released = new boolean[1];
-		this.records.computeIfPresent(id, (key, record) -> {
-			released[0] = isOwned(record, owner);
-			return released[0] ? null : record;
-		});
-		return released[0];
-	}
-
-	@Override
-	public boolean renew(RecordId id, String owner, Duration leaseTtl) {
-		return updateOwned(id, owner, (record) -> withLease(record, null, leaseTtl));
-	}
-
-	@Override
-	public boolean saveRecoveryPoint(RecordId id, String owner, String recoveryPoint, Duration leaseTtl) {
-		return updateOwned(id, owner, (record) -> withLease(record, recoveryPoint, leaseTtl));
 	}
 
 	@Override
@@ -124,27 +84,90 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
 		return before - this.records.size();
 	}
 
-	private IdempotencyRecord withLease(IdempotencyRecord record, @Nullable String recoveryPoint, Duration leaseTtl) {
-		Instant now = this.clock.instant();
-		Instant leaseUntil = now.plus(leaseTtl);
-		Instant expiresAt = leaseUntil.isAfter(record.expiresAt()) ? leaseUntil : record.expiresAt();
-		return new IdempotencyRecord(record.id(), record.status(), record.fingerprint(), record.owner(),
-				record.attempt(), leaseUntil, (recoveryPoint != null) ? recoveryPoint : record.recoveryPoint(), null,
-				null, null, record.createdAt(), now, expiresAt);
-	}
+	/**
+	 * A claim held by its lease: each step is one atomic map operation on the record, if it
+	 * is still this claim's.
+	 */
+	private final class MemoryClaim implements ClaimHandle {
 
-	private boolean updateOwned(RecordId id, String owner, UnaryOperator<IdempotencyRecord> update) {
-		boolean[] updated = new boolean[1];
-		this.records.computeIfPresent(id, (key, record) -> {
-			updated[0] = isOwned(record, owner);
-			return updated[0] ? update.apply(record) : record;
-		});
-		return updated[0];
-	}
+		private final RecordId id;
 
-	private boolean isOwned(IdempotencyRecord record, String owner) {
-		return record.status() == RecordStatus.IN_PROGRESS && record.owner().equals(owner)
-				&& !record.isExpired(this.clock.instant());
+		private final String owner;
+
+		private final Duration leaseTtl;
+
+		private final Duration retention;
+
+		MemoryClaim(ClaimRequest request) {
+			this.id = request.id();
+			this.owner = request.owner();
+			this.leaseTtl = request.leaseTtl();
+			this.retention = request.retention();
+		}
+
+		@Override
+		public boolean complete(@Nullable String response) {
+			return finish(RecordStatus.COMPLETED, response, null, null);
+		}
+
+		@Override
+		public boolean fail(Throwable failure) {
+			return finish(RecordStatus.FAILED, null, failure.getClass().getName(), failure.getMessage());
+		}
+
+		@Override
+		public boolean release(Throwable failure) {
+			boolean[] released = new boolean[1];
+			MemoryIdempotencyStore.this.records.computeIfPresent(this.id, (key, record) -> {
+				released[0] = isOwned(record);
+				return released[0] ? null : record;
+			});
+			return released[0];
+		}
+
+		@Override
+		public boolean renew() {
+			return update((record) -> withLease(record, null));
+		}
+
+		@Override
+		public boolean saveRecoveryPoint(String recoveryPoint) {
+			return update((record) -> withLease(record, recoveryPoint));
+		}
+
+		private boolean finish(RecordStatus status, @Nullable String response, @Nullable String errorType,
+				@Nullable String errorMessage) {
+			return update((record) -> {
+				Instant now = MemoryIdempotencyStore.this.clock.instant();
+				return new IdempotencyRecord(this.id, status, record.fingerprint(), this.owner, record.attempt(),
+						record.leaseUntil(), record.recoveryPoint(), response, errorType, errorMessage,
+						record.createdAt(), now, now.plus(this.retention));
+			});
+		}
+
+		private IdempotencyRecord withLease(IdempotencyRecord record, @Nullable String recoveryPoint) {
+			Instant now = MemoryIdempotencyStore.this.clock.instant();
+			Instant leaseUntil = now.plus(this.leaseTtl);
+			Instant expiresAt = leaseUntil.isAfter(record.expiresAt()) ? leaseUntil : record.expiresAt();
+			return new IdempotencyRecord(record.id(), record.status(), record.fingerprint(), record.owner(),
+					record.attempt(), leaseUntil, (recoveryPoint != null) ? recoveryPoint : record.recoveryPoint(),
+					null, null, null, record.createdAt(), now, expiresAt);
+		}
+
+		private boolean update(UnaryOperator<IdempotencyRecord> update) {
+			boolean[] updated = new boolean[1];
+			MemoryIdempotencyStore.this.records.computeIfPresent(this.id, (key, record) -> {
+				updated[0] = isOwned(record);
+				return updated[0] ? update.apply(record) : record;
+			});
+			return updated[0];
+		}
+
+		private boolean isOwned(IdempotencyRecord record) {
+			return record.status() == RecordStatus.IN_PROGRESS && record.owner().equals(this.owner)
+					&& !record.isExpired(MemoryIdempotencyStore.this.clock.instant());
+		}
+
 	}
 
 }

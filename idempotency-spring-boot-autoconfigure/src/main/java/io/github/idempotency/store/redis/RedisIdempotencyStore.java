@@ -20,6 +20,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
@@ -134,55 +135,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 				String.valueOf(leaseUntil + request.retention().toMillis()), String.valueOf(ttl));
 		Assert.state(reply != null && !reply.isEmpty(), "The claim script answered nothing");
 		ClaimOutcome outcome = ClaimOutcome.valueOf((String) reply.get(0));
-		if (reply.size() == 1) {
-			// a new record: the script wrote exactly what the rules say, and sent nothing back
-			return ClaimResult.of(outcome, ClaimRules.claimed(null, request, Instant.ofEpochMilli(now)));
-		}
-		return ClaimResult.of(outcome, record(request.id(), fields(reply.subList(1, reply.size()))));
-	}
-
-	@Override
-	public boolean complete(RecordId id, String owner, @Nullable String response, Duration retention) {
-		long now = now();
-		List<String> fields = finished(RecordStatus.COMPLETED, now, retention);
-		if (response != null) {
-			fields.add("response");
-			fields.add(response);
-		}
-		return finish(id, owner, now, retention, fields);
-	}
-
-	@Override
-	public boolean fail(RecordId id, String owner, String errorType, @Nullable String errorMessage,
-			Duration retention) {
-		long now = now();
-		List<String> fields = finished(RecordStatus.FAILED, now, retention);
-		fields.add("error_type");
-		fields.add(errorType);
-		if (errorMessage != null) {
-			fields.add("error_message");
-			fields.add(errorMessage);
-		}
-		return finish(id, owner, now, retention, fields);
-	}
-
-	@Override
-	public boolean release(RecordId id, String owner) {
-		return isOne(this.redis.execute(RELEASE, List.of(key(id)), owner, String.valueOf(now())));
-	}
-
-	@Override
-	public boolean renew(RecordId id, String owner, Duration leaseTtl) {
-		long now = now();
-		return isOne(this.redis.execute(RENEW, List.of(key(id)), owner, String.valueOf(now),
-				String.valueOf(now + leaseTtl.toMillis())));
-	}
-
-	@Override
-	public boolean saveRecoveryPoint(RecordId id, String owner, String recoveryPoint, Duration leaseTtl) {
-		long now = now();
-		return isOne(this.redis.execute(RENEW, List.of(key(id)), owner, String.valueOf(now),
-				String.valueOf(now + leaseTtl.toMillis()), recoveryPoint));
+		IdempotencyRecord record = (reply.size() == 1)
+				// a new record: the script wrote exactly what the rules say, and sent nothing back
+				? ClaimRules.claimed(null, request, Instant.ofEpochMilli(now))
+				: record(request.id(), fields(reply.subList(1, reply.size())));
+		return (outcome == ClaimOutcome.ACQUIRED) ? ClaimResult.acquired(record, new RedisClaim(request))
+				: ClaimResult.of(outcome, record);
 	}
 
 	@Override
@@ -324,6 +282,72 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
 		return script(RedisIdempotencyStore.class, name, resultType);
+	}
+
+	/**
+	 * A claim held by its lease: each step is one script, fenced by the owner.
+	 */
+	private final class RedisClaim implements ClaimHandle {
+
+		private final RecordId id;
+
+		private final String owner;
+
+		private final Duration leaseTtl;
+
+		private final Duration retention;
+
+		RedisClaim(ClaimRequest request) {
+			this.id = request.id();
+			this.owner = request.owner();
+			this.leaseTtl = request.leaseTtl();
+			this.retention = request.retention();
+		}
+
+		@Override
+		public boolean complete(@Nullable String response) {
+			long now = now();
+			List<String> fields = finished(RecordStatus.COMPLETED, now, this.retention);
+			if (response != null) {
+				fields.add("response");
+				fields.add(response);
+			}
+			return finish(this.id, this.owner, now, this.retention, fields);
+		}
+
+		@Override
+		public boolean fail(Throwable failure) {
+			long now = now();
+			List<String> fields = finished(RecordStatus.FAILED, now, this.retention);
+			fields.add("error_type");
+			fields.add(failure.getClass().getName());
+			if (failure.getMessage() != null) {
+				fields.add("error_message");
+				fields.add(failure.getMessage());
+			}
+			return finish(this.id, this.owner, now, this.retention, fields);
+		}
+
+		@Override
+		public boolean release(Throwable failure) {
+			return isOne(RedisIdempotencyStore.this.redis.execute(RELEASE, List.of(key(this.id)), this.owner,
+					String.valueOf(now())));
+		}
+
+		@Override
+		public boolean renew() {
+			long now = now();
+			return isOne(RedisIdempotencyStore.this.redis.execute(RENEW, List.of(key(this.id)), this.owner,
+					String.valueOf(now), String.valueOf(now + this.leaseTtl.toMillis())));
+		}
+
+		@Override
+		public boolean saveRecoveryPoint(String recoveryPoint) {
+			long now = now();
+			return isOne(RedisIdempotencyStore.this.redis.execute(RENEW, List.of(key(this.id)), this.owner,
+					String.valueOf(now), String.valueOf(now + this.leaseTtl.toMillis()), recoveryPoint));
+		}
+
 	}
 
 }

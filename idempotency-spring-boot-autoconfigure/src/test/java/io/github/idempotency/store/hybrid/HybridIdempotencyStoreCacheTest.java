@@ -68,8 +68,7 @@ class HybridIdempotencyStoreCacheTest {
 
 	@Test
 	void aReplayedFailureAndAMismatchTouchNoDatabase() {
-		claim("k1", "owner-1", "fp-1");
-		this.store.fail(id("k1"), "owner-1", "com.example.Declined", "declined", RETENTION);
+		claim("k1", "owner-1", "fp-1").acquiredHandle().fail(new IllegalArgumentException("declined"));
 		this.sourceOfTruth.reset();
 		assertThat(claim("k1", "owner-2", "fp-1").outcome()).isEqualTo(ClaimOutcome.FAILED);
 		ClaimResult mismatch = claim("k1", "owner-3", "fp-2");
@@ -80,8 +79,7 @@ class HybridIdempotencyStoreCacheTest {
 
 	@Test
 	void aFinishedRecordFoundInTheDatabaseIsCachedForTheNextClaim() {
-		this.sourceOfTruth.claim(request("k1", "elsewhere", null));
-		this.sourceOfTruth.complete(id("k1"), "elsewhere", "1", RETENTION);
+		this.sourceOfTruth.claim(request("k1", "elsewhere", null)).acquiredHandle().complete("1");
 		this.sourceOfTruth.reset();
 		assertThat(claim("k1", "owner-1", null).outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
 		assertThat(this.sourceOfTruth.calls("claim")).isOne();
@@ -111,9 +109,10 @@ class HybridIdempotencyStoreCacheTest {
 		ClaimResult duplicate = claim("k1", "owner-2", null);
 		assertThat(duplicate.outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
 		assertThat(duplicate.record().response()).isEqualTo("\"cached\"");
-		assertThat(claim("k2", "owner-3", "fp-1").outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		ClaimResult k2 = claim("k2", "owner-3", "fp-1");
+		assertThat(k2.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
 		assertThat(claim("k2", "owner-4", "fp-1").outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
-		assertThat(this.store.complete(id("k2"), "owner-3", "2", RETENTION)).isTrue();
+		assertThat(k2.acquiredHandle().complete("2")).isTrue();
 		assertThat(claim("k2", "owner-5", "fp-2").outcome()).isEqualTo(ClaimOutcome.MISMATCH);
 		assertThat(claim("k2", "owner-5", "fp-1").outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
 		assertThat(this.store.cacheErrors()).isPositive();
@@ -144,8 +143,7 @@ class HybridIdempotencyStoreCacheTest {
 	}
 
 	private void finish(String key, String response) {
-		assertThat(claim(key, "owner-1", null).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
-		assertThat(this.store.complete(id(key), "owner-1", response, RETENTION)).isTrue();
+		assertThat(claim(key, "owner-1", null).acquiredHandle().complete(response)).isTrue();
 	}
 
 	private ClaimResult claim(String key, String owner, @Nullable String fingerprint) {
@@ -153,7 +151,7 @@ class HybridIdempotencyStoreCacheTest {
 	}
 
 	private ClaimRequest request(String key, String owner, @Nullable String fingerprint) {
-		return new ClaimRequest(id(key), owner, fingerprint, LEASE, RETENTION, true);
+		return new ClaimRequest(id(key), owner, fingerprint, LEASE, RETENTION);
 	}
 
 	private RecordId id(String key) {

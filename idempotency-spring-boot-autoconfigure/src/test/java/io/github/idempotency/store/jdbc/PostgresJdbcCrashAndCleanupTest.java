@@ -24,6 +24,7 @@ import io.github.idempotency.core.OperationDefinition;
 import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
+import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
@@ -105,17 +106,17 @@ class PostgresJdbcCrashAndCleanupTest {
 			holder.setAutoCommit(false);
 			new JdbcIdempotencyStore(new org.springframework.jdbc.datasource.SingleConnectionDataSource(holder, true),
 					"idempotency_crash_test", Duration.ofSeconds(5), this.clock)
-				.claim(new ClaimRequest(new RecordId("held", "k1"), "holder", null, LEASE, Duration.ofDays(1), true));
+				.claim(new ClaimRequest(new RecordId("held", "k1"), "holder", null, LEASE, Duration.ofDays(1)));
 			long start = System.nanoTime();
 			assertThat(impatient
-				.claim(new ClaimRequest(new RecordId("held", "k1"), "other", null, LEASE, Duration.ofDays(1), true))
+				.claim(new ClaimRequest(new RecordId("held", "k1"), "other", null, LEASE, Duration.ofDays(1)))
 				.outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(250),
 					Duration.ofSeconds(3));
 			holder.commit();
 		}
 		assertThat(impatient
-			.claim(new ClaimRequest(new RecordId("held", "k1"), "other", null, LEASE, Duration.ofDays(1), true))
+			.claim(new ClaimRequest(new RecordId("held", "k1"), "other", null, LEASE, Duration.ofDays(1)))
 			.record()
 			.owner()).isEqualTo("holder");
 	}
@@ -128,7 +129,7 @@ class PostgresJdbcCrashAndCleanupTest {
 				jdbc.sql("SET LOCAL lock_timeout = '7s'").update();
 				for (String key : List.of("new", "new")) {
 					this.store.claim(
-							new ClaimRequest(new RecordId("joined", key), "me", null, LEASE, Duration.ofDays(1), true));
+							new ClaimRequest(new RecordId("joined", key), "me", null, LEASE, Duration.ofDays(1)));
 				}
 				return jdbc.sql("SHOW lock_timeout").query(String.class).single();
 			});
@@ -140,8 +141,7 @@ class PostgresJdbcCrashAndCleanupTest {
 	void cleanupDeletesOnlyExpiredRowsInBatches() {
 		// a claim is kept for its lease plus the retention, so a crashed run can still be taken over
 		for (int i = 0; i < 5; i++) {
-			claim("finished-" + i);
-			this.store.complete(new RecordId("cleanup", "finished-" + i), "owner", "1", Duration.ofHours(1));
+			claim("finished-" + i, Duration.ofHours(1)).acquiredHandle().complete("1");
 		}
 		claim("crashed");
 		this.clock.advance(Duration.ofHours(2));
@@ -156,8 +156,7 @@ class PostgresJdbcCrashAndCleanupTest {
 
 	@Test
 	void scheduledCleanupRunsUntilStopped() {
-		claim("old");
-		this.store.complete(new RecordId("cleanup", "old"), "owner", "1", Duration.ofMinutes(1));
+		claim("old", Duration.ofMinutes(1)).acquiredHandle().complete("1");
 		this.clock.advance(Duration.ofHours(1));
 		JdbcExpiredRecordsCleaner cleaner = new JdbcExpiredRecordsCleaner(this.store, Duration.ofMillis(50), 10);
 		cleaner.start();
@@ -170,10 +169,15 @@ class PostgresJdbcCrashAndCleanupTest {
 		assertThat(cleaner.isRunning()).isFalse();
 	}
 
-	private void claim(String key) {
-		assertThat(this.store
-			.claim(new ClaimRequest(new RecordId("cleanup", key), "owner", null, LEASE, Duration.ofDays(1), true))
-			.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+	private ClaimResult claim(String key) {
+		return claim(key, Duration.ofDays(1));
+	}
+
+	private ClaimResult claim(String key, Duration retention) {
+		ClaimResult claim = this.store
+			.claim(new ClaimRequest(new RecordId("cleanup", key), "owner", null, LEASE, retention));
+		assertThat(claim.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		return claim;
 	}
 
 	private List<String> rows() {

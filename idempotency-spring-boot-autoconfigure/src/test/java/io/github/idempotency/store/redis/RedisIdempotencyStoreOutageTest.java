@@ -23,6 +23,7 @@ import io.github.idempotency.core.OperationDefinition;
 import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.metrics.IdempotencyMeters;
 import io.github.idempotency.metrics.MicrometerIdempotencyObserver;
+import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.RecordId;
@@ -108,12 +109,12 @@ class RedisIdempotencyStoreOutageTest {
 
 	@Test
 	void scriptsSurviveAScriptFlush() {
-		assertThat(this.store.claim(request("k1", "owner-1")).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		ClaimHandle claim = this.store.claim(request("k1", "owner-1")).acquiredHandle();
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
 			connection.scriptingCommands().scriptFlush();
 		}
-		assertThat(this.store.renew(id("k1"), "owner-1", Duration.ofSeconds(30))).isTrue();
-		assertThat(this.store.complete(id("k1"), "owner-1", "\"done\"", RETENTION)).isTrue();
+		assertThat(claim.renew()).isTrue();
+		assertThat(claim.complete("\"done\"")).isTrue();
 		assertThat(this.store.claim(request("k1", "owner-2")).outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
 	}
 
@@ -123,8 +124,8 @@ class RedisIdempotencyStoreOutageTest {
 		this.server.stop();
 		this.server.start();
 		awaitReconnected();
-		assertThat(this.store.claim(request("k2", "owner-2")).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
-		assertThat(this.store.fail(id("k2"), "owner-2", "x.Y", "no", RETENTION)).isTrue();
+		assertThat(this.store.claim(request("k2", "owner-2")).acquiredHandle().fail(new IllegalStateException("no")))
+			.isTrue();
 		assertThat(this.store.claim(request("k2", "owner-3")).outcome()).isEqualTo(ClaimOutcome.FAILED);
 	}
 
@@ -161,7 +162,7 @@ class RedisIdempotencyStoreOutageTest {
 	}
 
 	private static ClaimRequest request(String key, String owner) {
-		return new ClaimRequest(id(key), owner, null, Duration.ofSeconds(30), RETENTION, true);
+		return new ClaimRequest(id(key), owner, null, Duration.ofSeconds(30), RETENTION);
 	}
 
 }

@@ -60,8 +60,9 @@ class RedisIdempotencyStoreReplicaWaitTest {
 				.getProperty("master_link_status")));
 		this.store.setReplicaWait(1, Duration.ofSeconds(10));
 		RecordId id = new RecordId("wait", "k1");
-		this.store.claim(new ClaimRequest(id, "owner-1", null, Duration.ofSeconds(30), RETENTION, true));
-		assertThat(this.store.complete(id, "owner-1", "\"done\"", RETENTION)).isTrue();
+		assertThat(this.store.claim(new ClaimRequest(id, "owner-1", null, Duration.ofSeconds(30), RETENTION))
+			.acquiredHandle()
+			.complete("\"done\"")).isTrue();
 		assertThat(onReplica.<String, String>opsForHash().get(this.store.key(id), "status")).isEqualTo("COMPLETED");
 		assertThat(output).doesNotContain("replicas acknowledged");
 	}
@@ -70,9 +71,11 @@ class RedisIdempotencyStoreReplicaWaitTest {
 	void withoutEnoughReplicasTheCompletionStandsWithAWarning(CapturedOutput output) {
 		this.store.setReplicaWait(2, Duration.ofMillis(100));
 		RecordId id = new RecordId("wait", "k1");
-		this.store.claim(new ClaimRequest(id, "owner-1", null, Duration.ofSeconds(30), RETENTION, true));
-		assertThat(this.store.fail(id, "owner-1", "x.Y", "no", RETENTION)).isTrue();
-		assertThat(this.store.find(id)).hasValueSatisfying((record) -> assertThat(record.errorType()).isEqualTo("x.Y"));
+		assertThat(this.store.claim(new ClaimRequest(id, "owner-1", null, Duration.ofSeconds(30), RETENTION))
+			.acquiredHandle()
+			.fail(new IllegalStateException("no"))).isTrue();
+		assertThat(this.store.find(id)).hasValueSatisfying(
+				(record) -> assertThat(record.errorType()).isEqualTo(IllegalStateException.class.getName()));
 		assertThat(output).contains("of 2 Redis replicas acknowledged wait/k1");
 	}
 

@@ -33,7 +33,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * {@code @Transactional @Idempotent} with Spring Data JPA on PostgreSQL: the record and the
- * entity commit or roll back together, whichever advisor runs first.
+ * entity commit or roll back together, with the advisors in their default order and with
+ * a transaction advisor given the highest precedence.
  */
 class JpaTransactionalIdempotencyTest {
 
@@ -46,10 +47,10 @@ class JpaTransactionalIdempotencyTest {
 		registry.add("spring.jpa.open-in-view", () -> "false");
 	}
 
-	/** The idempotency advisor outside the transaction advisor: the engine begins the transaction. */
+	/** The advisors in their default order: the idempotency advice runs inside the transaction's. */
 	@Nested
 	@SpringBootTest(classes = Application.class)
-	class IdempotencyOutside extends Scenarios {
+	class DefaultOrder extends Scenarios {
 
 	}
 

@@ -1,0 +1,55 @@
+package io.github.idempotency.store;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An acquired claim: the one way to finish or extend it. A store returns one with every
+ * {@link ClaimOutcome#ACQUIRED} claim; it knows the record, the owner (fencing token), the
+ * lease and the retention of that claim.
+ * <p>
+ * For a claim held by its lease, every step is fenced: it succeeds only while the record
+ * is still {@code IN_PROGRESS} and owned by this claim, and returns {@code false}
+ * otherwise (another run took the key over after the lease ran out). A store whose claim
+ * is part of the caller's transaction implements the same steps on that transaction (see
+ * the jdbc store). Failures to reach the server are unchecked exceptions.
+ */
+public interface ClaimHandle {
+
+	/**
+	 * Marks the record {@code COMPLETED} with its response, kept for the retention.
+	 * @param response the serialized result, {@code null} for {@code void}
+	 * @return {@code false} when the claim is no longer this run's
+	 */
+	boolean complete(@Nullable String response);
+
+	/**
+	 * Marks the record {@code FAILED} with the failure's class name and message, kept for
+	 * the retention, so that later deliveries replay the failure.
+	 * @param failure what the operation threw
+	 * @return {@code false} when the claim is no longer this run's
+	 */
+	boolean fail(Throwable failure);
+
+	/**
+	 * Gives the key up after a failure that the next delivery may retry: the record is
+	 * removed. A claim that is part of a transaction which commits all the same (the
+	 * failure's writes commit with it) records the failure instead, as {@link #fail}.
+	 * @param failure what the operation threw
+	 * @return {@code false} when the claim is no longer this run's
+	 */
+	boolean release(Throwable failure);
+
+	/**
+	 * Extends the lease to now + the claim's lease.
+	 * @return {@code false} when the claim is no longer this run's
+	 */
+	boolean renew();
+
+	/**
+	 * Durably stores a recovery point on the record and renews the lease.
+	 * @param recoveryPoint the application's marker
+	 * @return {@code false} when the claim is no longer this run's
+	 */
+	boolean saveRecoveryPoint(String recoveryPoint);
+
+}

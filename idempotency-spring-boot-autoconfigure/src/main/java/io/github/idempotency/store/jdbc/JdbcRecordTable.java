@@ -1,0 +1,235 @@
+package io.github.idempotency.store.jdbc;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.idempotency.store.IdempotencyRecord;
+import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.RecordStatus;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * The statements of the store's table, each one round trip on whatever connection
+ * {@link JdbcClient} finds (the caller's transaction, or its own auto-committed one).
+ * Times are epoch milliseconds from the store's clock, never from the database.
+ */
+final class JdbcRecordTable {
+
+	/**
+	 * Which rows a claim's step may change: a claim held by its lease only while its record
+	 * is still {@code IN_PROGRESS}; a claim held by the caller's transaction its row
+	 * whatever its status (no other run can change it before the transaction ends).
+	 */
+	enum Fence {
+
+		LEASE(" AND status = 'IN_PROGRESS'"), TRANSACTION("");
+
+		private final String condition;
+
+		Fence(String condition) {
+			this.condition = condition;
+		}
+
+	}
+
+	private final JdbcClient jdbc;
+
+	private final JdbcDialect dialect;
+
+	private final String table;
+
+	private final Duration lockTimeout;
+
+	private final Clock clock;
+
+	private final String select;
+
+	private final String insert;
+
+	private final String insertInTransaction;
+
+	JdbcRecordTable(DataSource dataSource, JdbcDialect dialect, String table, Duration lockTimeout, Clock clock) {
+		this.jdbc = JdbcClient.create(dataSource);
+		this.dialect = dialect;
+		this.table = table;
+		this.lockTimeout = lockTimeout;
+		this.clock = clock;
+		this.select = "SELECT " + JdbcDialect.COLUMNS + " FROM " + table
+				+ " WHERE workflow = :workflow AND idempotency_key = :key";
+		this.insert = dialect.insert(table, lockTimeout);
+		this.insertInTransaction = dialect.insertInTransaction(table, lockTimeout);
+	}
+
+	/**
+	 * The same table reached through another data source (a connection of its own).
+	 * @param dataSource the data source
+	 * @return the table on it
+	 */
+	JdbcRecordTable on(DataSource dataSource) {
+		return new JdbcRecordTable(dataSource, this.dialect, this.table, this.lockTimeout, this.clock);
+	}
+
+	Instant now() {
+		return this.clock.instant();
+	}
+
+	JdbcDialect dialect() {
+		return this.dialect;
+	}
+
+	/**
+	 * Inserts a record unless its row exists.
+	 * @param record the record
+	 * @param inTransaction whether the statement runs in the caller's transaction (whose
+	 * settings it must leave as they were)
+	 * @return whether the row was inserted
+	 */
+	boolean insert(IdempotencyRecord record, boolean inTransaction) {
+		try {
+			String sql = inTransaction ? this.insertInTransaction : this.insert;
+			return this.dialect.inserted(this.jdbc.sql(sql).paramSource(parameters(record)), inTransaction);
+		}
+		catch (DuplicateKeyException ex) {
+			return false;
+		}
+	}
+
+	@Nullable IdempotencyRecord read(RecordId id) {
+		return read(this.select, id);
+	}
+
+	/**
+	 * Reads a row and locks it, failing at once with a lock error when another transaction
+	 * holds it.
+	 */
+	@Nullable IdempotencyRecord readForUpdate(RecordId id) {
+		return read(this.dialect.selectForUpdate(this.table), id);
+	}
+
+	/**
+	 * Overwrites a locked row with a takeover of it.
+	 */
+	void takeOver(IdempotencyRecord record) {
+		this.jdbc.sql("UPDATE " + this.table + " SET status = :status, fingerprint = :fingerprint, owner = :owner, "
+				+ "attempt = :attempt, lease_until = :leaseUntil, recovery_point = :recoveryPoint, response = NULL, "
+				+ "error_type = NULL, error_message = NULL, created_at = :createdAt, updated_at = :updatedAt, "
+				+ "expires_at = :expiresAt WHERE workflow = :workflow AND idempotency_key = :key")
+			.paramSource(parameters(record))
+			.update();
+	}
+
+	boolean complete(RecordId id, String owner, @Nullable String response, Duration retention, Fence fence) {
+		Instant now = now();
+		return this.jdbc.sql("UPDATE " + this.table + " SET status = 'COMPLETED', response = :response, "
+				+ "error_type = NULL, error_message = NULL, updated_at = :now, expires_at = :expiresAt"
+				+ owned(fence))
+			.param("response", response, Types.VARCHAR)
+			.param("now", now.toEpochMilli())
+			.param("expiresAt", now.plus(retention).toEpochMilli())
+			.params(owned(id, owner))
+			.update() == 1;
+	}
+
+	boolean fail(RecordId id, String owner, Throwable failure, Duration retention, Fence fence) {
+		Instant now = now();
+		return this.jdbc.sql("UPDATE " + this.table + " SET status = 'FAILED', response = NULL, "
+				+ "error_type = :errorType, error_message = :errorMessage, updated_at = :now, expires_at = :expiresAt"
+				+ owned(fence))
+			.param("errorType", failure.getClass().getName())
+			.param("errorMessage", failure.getMessage(), Types.VARCHAR)
+			.param("now", now.toEpochMilli())
+			.param("expiresAt", now.plus(retention).toEpochMilli())
+			.params(owned(id, owner))
+			.update() == 1;
+	}
+
+	boolean release(RecordId id, String owner, Fence fence) {
+		return this.jdbc.sql("DELETE FROM " + this.table + owned(fence)).params(owned(id, owner)).update() == 1;
+	}
+
+	/**
+	 * Extends the lease to now + {@code leaseTtl}, with a recovery point when one is given.
+	 */
+	boolean extend(RecordId id, String owner, @Nullable String recoveryPoint, Duration leaseTtl, Fence fence) {
+		Instant now = now();
+		long leaseUntil = now.plus(leaseTtl).toEpochMilli();
+		return this.jdbc.sql("UPDATE " + this.table + " SET lease_until = :leaseUntil, updated_at = :now, "
+				+ "recovery_point = COALESCE(:recoveryPoint, recovery_point), "
+				+ "expires_at = CASE WHEN expires_at < :leaseUntil THEN :leaseUntil ELSE expires_at END"
+				+ owned(fence))
+			.param("leaseUntil", leaseUntil)
+			.param("now", now.toEpochMilli())
+			.param("recoveryPoint", recoveryPoint, Types.VARCHAR)
+			.params(owned(id, owner))
+			.update() == 1;
+	}
+
+	boolean delete(RecordId id) {
+		return this.jdbc.sql("DELETE FROM " + this.table + " WHERE workflow = :workflow AND idempotency_key = :key")
+			.param("workflow", id.workflow())
+			.param("key", id.key())
+			.update() == 1;
+	}
+
+	int deleteExpired(long now, int batchSize) {
+		return this.jdbc.sql(this.dialect.deleteExpired(this.table))
+			.param("now", now)
+			.param("limit", batchSize)
+			.update();
+	}
+
+	private static String owned(Fence fence) {
+		return " WHERE workflow = :workflow AND idempotency_key = :key AND owner = :owner" + fence.condition;
+	}
+
+	private static Map<String, Object> owned(RecordId id, String owner) {
+		return Map.of("workflow", id.workflow(), "key", id.key(), "owner", owner);
+	}
+
+	private @Nullable IdempotencyRecord read(String sql, RecordId id) {
+		return this.jdbc.sql(sql)
+			.param("workflow", id.workflow())
+			.param("key", id.key())
+			.query(JdbcRecordTable::toRecord)
+			.optional()
+			.orElse(null);
+	}
+
+	private static MapSqlParameterSource parameters(IdempotencyRecord record) {
+		return new MapSqlParameterSource().addValue("workflow", record.id().workflow())
+			.addValue("key", record.id().key())
+			.addValue("status", record.status().name())
+			.addValue("fingerprint", record.fingerprint(), Types.VARCHAR)
+			.addValue("owner", record.owner())
+			.addValue("attempt", record.attempt())
+			.addValue("leaseUntil", record.leaseUntil().toEpochMilli())
+			.addValue("recoveryPoint", record.recoveryPoint(), Types.VARCHAR)
+			.addValue("response", record.response(), Types.VARCHAR)
+			.addValue("errorType", record.errorType(), Types.VARCHAR)
+			.addValue("errorMessage", record.errorMessage(), Types.VARCHAR)
+			.addValue("createdAt", record.createdAt().toEpochMilli())
+			.addValue("updatedAt", record.updatedAt().toEpochMilli())
+			.addValue("expiresAt", record.expiresAt().toEpochMilli());
+	}
+
+	private static IdempotencyRecord toRecord(ResultSet rs, int row) throws SQLException {
+		return new IdempotencyRecord(new RecordId(rs.getString("workflow"), rs.getString("idempotency_key")),
+				RecordStatus.valueOf(rs.getString("status")), rs.getString("fingerprint"), rs.getString("owner"),
+				rs.getInt("attempt"), Instant.ofEpochMilli(rs.getLong("lease_until")), rs.getString("recovery_point"),
+				rs.getString("response"), rs.getString("error_type"), rs.getString("error_message"),
+				Instant.ofEpochMilli(rs.getLong("created_at")), Instant.ofEpochMilli(rs.getLong("updated_at")),
+				Instant.ofEpochMilli(rs.getLong("expires_at")));
+	}
+
+}
