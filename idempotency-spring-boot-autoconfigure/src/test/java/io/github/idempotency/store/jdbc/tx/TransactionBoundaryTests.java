@@ -1,0 +1,329 @@
+package io.github.idempotency.store.jdbc.tx;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+import io.github.idempotency.IdempotentFailureReplayedException;
+import io.github.idempotency.store.IdempotencyRecord;
+import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.RecordStatus;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.IllegalTransactionStateException;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.TransactionCallback;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The record's fate follows the method's writes, through the annotation, for every
+ * propagation, with and without an outer transaction of the same or another resource:
+ * if the method's transaction commits, its record commits with it (COMPLETED, or FAILED
+ * when the method threw and the rollback rules still committed); if it rolls back, nothing
+ * of the claim remains, but a permanent failure, stored after the rollback. Each database
+ * is a small subclass naming its data source.
+ */
+@org.springframework.boot.test.context.SpringBootTest(classes = TransactionBoundaryApplication.class)
+abstract class TransactionBoundaryTests {
+
+	@Autowired
+	Payments payments;
+
+	@Autowired
+	IdempotencyStore store;
+
+	@Autowired
+	PlatformTransactionManager transactionManager;
+
+	@Autowired
+	DataSource dataSource;
+
+	private final String prefix = UUID.randomUUID().toString();
+
+	@Test
+	void requiresNewCommitsItsRecordWithItsWritesWhenTheOuterTransactionRollsBack() {
+		AtomicReference<String> first = new AtomicReference<>();
+		inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, (status) -> {
+			first.set(this.payments.requiresNew(key("1")));
+			return rollback(status);
+		});
+		assertThat(this.payments.effects(key("1"))).isOne();
+		assertThat(record("requires-new", "1").status()).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(this.payments.requiresNew(key("1"))).isEqualTo(first.get());
+		assertThat(this.payments.effects(key("1"))).isOne();
+	}
+
+	@Test
+	void aProtectedTransactionalMethodIsClaimedInItsOwnTransaction() {
+		inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, (status) -> {
+			this.payments.requiresNewProtected(key("1"));
+			return rollback(status);
+		});
+		assertThat(this.payments.effects(key("1"))).isOne();
+		assertThat(record("protected", "1").status()).isEqualTo(RecordStatus.COMPLETED);
+		this.payments.requiresNewProtected(key("1"));
+		assertThat(this.payments.effects(key("1"))).isOne();
+	}
+
+	@Test
+	void anotherResourcesTransactionAroundTheCallDoesNotSplitTheClaimFromTheWrites() {
+		TransactionTemplate other = new TransactionTemplate(new DataSourceTransactionManager(otherResource()));
+		assertThatExceptionOfType(RuntimeException.class)
+			.isThrownBy(() -> other.execute((status) -> this.payments.unwritable(key("1"))))
+			.withStackTraceContaining("cannot be written");
+		assertThat(this.payments.effects(key("1"))).isZero();
+		assertThat(find("unwritable", "1")).isEmpty();
+		String first = other.execute((status) -> this.payments.required(key("2")));
+		assertThat(this.payments.required(key("2"))).isEqualTo(first);
+		assertThat(this.payments.effects(key("2"))).isOne();
+	}
+
+	@Test
+	void aRequiredMethodJoiningAnOuterTransactionThatRollsBackLeavesNothing() {
+		inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, (status) -> {
+			this.payments.required(key("1"));
+			return rollback(status);
+		});
+		assertThat(this.payments.effects(key("1"))).isZero();
+		assertThat(find("required", "1")).isEmpty();
+		this.payments.required(key("1"));
+		assertThat(this.payments.effects(key("1"))).isOne();
+	}
+
+	@Test
+	void theSameKeyTwiceInOneTransactionRunsOnce() {
+		List<String> results = inTransaction(TransactionDefinition.PROPAGATION_REQUIRED,
+				(status) -> List.of(this.payments.required(key("1")), this.payments.required(key("1"))));
+		assertThat(results.get(1)).isEqualTo(results.get(0));
+		assertThat(this.payments.effects(key("1"))).isOne();
+	}
+
+	@Test
+	void aPermanentFailureThatRollsTheTransactionBackIsStoredAfterTheRollbackAndReplayed() {
+		assertThatExceptionOfType(Payments.CardDeclinedException.class)
+			.isThrownBy(() -> this.payments.declines(key("1")));
+		assertThat(this.payments.effects(key("1"))).isZero();
+		IdempotencyRecord record = record("declines", "1");
+		assertThat(record.status()).isEqualTo(RecordStatus.FAILED);
+		assertThat(record.errorType()).isEqualTo(Payments.CardDeclinedException.class.getName());
+		assertThatExceptionOfType(IdempotentFailureReplayedException.class)
+			.isThrownBy(() -> this.payments.declines(key("1")))
+			.withMessageContaining("declined: 51");
+		assertThat(this.payments.effects(key("1"))).isZero();
+	}
+
+	@Test
+	void aCheckedExceptionTheRollbackRulesCommitIsRecordedWithTheWrites() {
+		assertThatExceptionOfType(Payments.PaymentPendingException.class)
+			.isThrownBy(() -> this.payments.pending(key("1")));
+		assertThat(this.payments.effects(key("1"))).isOne();
+		assertThat(record("pending", "1").status()).isEqualTo(RecordStatus.FAILED);
+		assertThatExceptionOfType(IdempotentFailureReplayedException.class)
+			.isThrownBy(() -> this.payments.pending(key("1")));
+		assertThat(this.payments.effects(key("1"))).isOne();
+	}
+
+	@Test
+	void aNoRollbackForExceptionIsRecordedWithTheWrites() {
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> this.payments.noRollbackFor(key("1")));
+		assertThat(this.payments.effects(key("1"))).isOne();
+		assertThat(record("no-rollback-for", "1").status()).isEqualTo(RecordStatus.FAILED);
+		assertThatExceptionOfType(IdempotentFailureReplayedException.class)
+			.isThrownBy(() -> this.payments.noRollbackFor(key("1")));
+		assertThat(this.payments.effects(key("1"))).isOne();
+	}
+
+	@Test
+	void aSupportsMethodOnABoundConnectionWithoutATransactionIsHeldByItsLease() {
+		AtomicReference<Optional<IdempotencyRecord>> whileRunning = new AtomicReference<>();
+		inTransaction(TransactionDefinition.PROPAGATION_SUPPORTS, (status) -> {
+			// binds a connection to the thread, in auto-commit: no actual transaction
+			JdbcClient.create(this.dataSource).sql("SELECT 1").query(Integer.class).single();
+			this.payments.supports(key("1"), () -> whileRunning.set(fromAnotherThread("supports", "1")));
+			return null;
+		});
+		assertThat(whileRunning.get()).hasValueSatisfying(
+				(record) -> assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS));
+		assertThat(record("supports", "1").status()).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(this.payments.effects(key("1"))).isOne();
+	}
+
+	@Test
+	void aNotSupportedMethodInsideATransactionThatRollsBackKeepsItsAutoCommittedWritesAndRecord() {
+		AtomicReference<Optional<IdempotencyRecord>> whileRunning = new AtomicReference<>();
+		inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, (status) -> {
+			this.payments.notSupported(key("1"), () -> whileRunning.set(fromAnotherThread("not-supported", "1")));
+			return rollback(status);
+		});
+		assertThat(whileRunning.get()).hasValueSatisfying(
+				(record) -> assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS));
+		assertThat(this.payments.effects(key("1"))).isOne();
+		assertThat(record("not-supported", "1").status()).isEqualTo(RecordStatus.COMPLETED);
+	}
+
+	@Test
+	void aMethodWithoutATransactionOfItsOwnInsideAnotherResourcesTransactionIsHeldByItsLease() {
+		AtomicReference<Optional<IdempotencyRecord>> whileRunning = new AtomicReference<>();
+		new TransactionTemplate(new DataSourceTransactionManager(otherResource())).executeWithoutResult((status) -> {
+			// binds a connection of the store's data source, in auto-commit, to the other transaction
+			JdbcClient.create(this.dataSource).sql("SELECT 1").query(Integer.class).single();
+			this.payments.plain(key("1"), () -> whileRunning.set(fromAnotherThread("plain", "1")));
+			status.setRollbackOnly();
+		});
+		assertThat(whileRunning.get()).hasValueSatisfying(
+				(record) -> assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS));
+		assertThat(record("plain", "1").status()).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(this.payments.effects(key("1"))).isOne();
+	}
+
+	@Test
+	void aMandatoryMethodFollowsItsCallersTransactionAndWithoutOneStoresNothing() {
+		assertThatExceptionOfType(IllegalTransactionStateException.class)
+			.isThrownBy(() -> this.payments.mandatory(key("1")));
+		assertThat(find("mandatory", "1")).isEmpty();
+		inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, (status) -> {
+			this.payments.mandatory(key("1"));
+			return rollback(status);
+		});
+		assertThat(find("mandatory", "1")).isEmpty();
+		assertThat(this.payments.effects(key("1"))).isZero();
+		inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, (status) -> this.payments.mandatory(key("1")));
+		assertThat(record("mandatory", "1").status()).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(this.payments.effects(key("1"))).isOne();
+	}
+
+	@Test
+	void aNestedMethodWhoseOuterTransactionRollsBackLeavesNothing() {
+		inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, (status) -> {
+			this.payments.nested(key("1"), false);
+			return rollback(status);
+		});
+		assertThat(find("nested", "1")).isEmpty();
+		assertThat(this.payments.effects(key("1"))).isZero();
+		this.payments.nested(key("1"), false);
+		assertThat(this.payments.effects(key("1"))).isOne();
+	}
+
+	@Test
+	void aNestedMethodThatFailsIsRolledBackToItsSavepointAndRunsAgainOnRedelivery() {
+		inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, (status) -> {
+			assertThatExceptionOfType(IllegalStateException.class)
+				.isThrownBy(() -> this.payments.nested(key("1"), true));
+			return null;
+		});
+		assertThat(find("nested", "1")).isEmpty();
+		assertThat(this.payments.effects(key("1"))).isZero();
+		this.payments.nested(key("1"), false);
+		assertThat(this.payments.effects(key("1"))).isOne();
+	}
+
+	@Test
+	void aNestedPermanentFailureIsStoredWhenTheOuterTransactionCommits() {
+		inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, (status) -> {
+			assertThatExceptionOfType(Payments.CardDeclinedException.class)
+				.isThrownBy(() -> this.payments.nestedDeclines(key("1")));
+			return null;
+		});
+		assertThat(this.payments.effects(key("1"))).isZero();
+		assertThat(record("nested-declines", "1").status()).isEqualTo(RecordStatus.FAILED);
+	}
+
+	@Test
+	void racingCopiesOfARequiresNewMethodInOuterTransactionsThatOftenRollBackRunEachKeyOnce() throws Exception {
+		List<String> deliveries = new ArrayList<>();
+		for (int key = 0; key < 100; key++) {
+			for (int copy = 0; copy < 3; copy++) {
+				deliveries.add(key("race-" + key));
+			}
+		}
+		Collections.shuffle(deliveries);
+		Map<String, Set<String>> results = new ConcurrentHashMap<>();
+		AtomicInteger calls = new AtomicInteger();
+		ExecutorService executor = Executors.newFixedThreadPool(8);
+		try {
+			List<Future<?>> futures = new ArrayList<>();
+			for (String key : deliveries) {
+				futures.add(executor.submit(() -> inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, (status) -> {
+					String result = this.payments.requiresNew(key);
+					results.computeIfAbsent(key, (k) -> ConcurrentHashMap.newKeySet()).add(result);
+					return (calls.incrementAndGet() % 2 == 0) ? rollback(status) : null;
+				})));
+			}
+			for (Future<?> future : futures) {
+				future.get(120, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		assertThat(results).hasSize(100);
+		assertThat(results.values()).allSatisfy((distinct) -> assertThat(distinct).hasSize(1));
+		assertThat(this.payments.effectsLike(this.prefix + "-race-")).isEqualTo(100);
+	}
+
+	private <T> T inTransaction(int propagation, TransactionCallback<T> body) {
+		TransactionTemplate template = new TransactionTemplate(this.transactionManager);
+		template.setPropagationBehavior(propagation);
+		return template.execute(body);
+	}
+
+	private static <T> @Nullable T rollback(TransactionStatus status) {
+		status.setRollbackOnly();
+		return null;
+	}
+
+	private Optional<IdempotencyRecord> fromAnotherThread(String workflow, String suffix) {
+		ExecutorService other = Executors.newSingleThreadExecutor();
+		try {
+			return other.submit(() -> find(workflow, suffix)).get(30, TimeUnit.SECONDS);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+		finally {
+			other.shutdownNow();
+		}
+	}
+
+	private String key(String suffix) {
+		return this.prefix + "-" + suffix;
+	}
+
+	private Optional<IdempotencyRecord> find(String workflow, String suffix) {
+		return this.store.find(new RecordId(workflow, key(suffix)));
+	}
+
+	private IdempotencyRecord record(String workflow, String suffix) {
+		return find(workflow, suffix).orElseThrow(() -> new AssertionError("no record of " + key(suffix)));
+	}
+
+	private static DataSource otherResource() {
+		return new DriverManagerDataSource("jdbc:h2:mem:other-resource;DB_CLOSE_DELAY=-1");
+	}
+
+}
