@@ -114,6 +114,15 @@ public final class IdempotencyEngine implements AutoCloseable {
 				claim = this.store.claim(request);
 				this.observer.onStoreCall(StoreOperation.CLAIM, System.nanoTime() - start, true);
 			}
+			catch (IdempotencyInProgressException ex) {
+				// the store cannot wait here (inside the caller's transaction): retry later
+				this.observer.onStoreCall(StoreOperation.CLAIM, System.nanoTime() - start, true);
+				if (!conflicted) {
+					this.observer.onConflict(workflow);
+				}
+				this.observer.onRequest(workflow, Outcome.CONFLICT);
+				throw ex;
+			}
 			catch (RuntimeException ex) {
 				this.observer.onStoreCall(StoreOperation.CLAIM, System.nanoTime() - start, false);
 				return storeUnavailable(operation, id, ex, action);

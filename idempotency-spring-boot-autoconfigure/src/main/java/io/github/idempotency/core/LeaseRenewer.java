@@ -3,7 +3,10 @@ package io.github.idempotency.core;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
@@ -14,9 +17,11 @@ import org.jspecify.annotations.Nullable;
 import io.github.idempotency.store.ClaimHandle;
 
 /**
- * Renews the leases of running claims every {@code leaseTtl / 3} from one daemon thread.
- * Registering and cancelling a lease is a concurrent set operation, so a call that finishes
- * before its first renewal is due costs no scheduling at all.
+ * Renews the leases of running claims every {@code leaseTtl / 3}. One daemon thread keeps
+ * the time and hands each due renewal to a pool, so that a renewal blocked on the store
+ * (a row lock, a slow server) never delays the others; a lease has at most one renewal
+ * under way. Registering and cancelling a lease is a concurrent set operation, so a call
+ * that finishes before its first renewal is due costs no scheduling at all.
  */
 final class LeaseRenewer implements AutoCloseable {
 
@@ -29,6 +34,12 @@ final class LeaseRenewer implements AutoCloseable {
 	private final Set<Lease> leases = ConcurrentHashMap.newKeySet();
 
 	private final Predicate<Lease> renewal;
+
+	private final ExecutorService renewals = Executors.newCachedThreadPool((task) -> {
+		Thread thread = new Thread(task, "idempotency-lease-renewal");
+		thread.setDaemon(true);
+		return thread;
+	});
 
 	private volatile long tickNanos = MAX_TICK;
 
@@ -77,8 +88,8 @@ final class LeaseRenewer implements AutoCloseable {
 			LockSupport.parkNanos(this.tickNanos);
 			long now = System.nanoTime();
 			for (Lease lease : this.leases) {
-				if (now - lease.nextRenewal >= 0) {
-					renew(lease, now);
+				if (now - lease.nextRenewal >= 0 && lease.renewing.compareAndSet(false, true)) {
+					this.renewals.execute(() -> renew(lease, now));
 				}
 			}
 		}
@@ -97,11 +108,15 @@ final class LeaseRenewer implements AutoCloseable {
 			// the store is unreachable: try again on the next tick, the lease may still hold
 			logger.warn("Could not renew the lease of " + lease.execution.id() + ": " + ex);
 		}
+		finally {
+			lease.renewing.set(false);
+		}
 	}
 
 	@Override
 	public void close() {
 		this.closed = true;
+		this.renewals.shutdownNow();
 		Thread renewer = this.thread;
 		if (renewer != null) {
 			LockSupport.unpark(renewer);
@@ -123,6 +138,8 @@ final class LeaseRenewer implements AutoCloseable {
 		final long interval;
 
 		volatile long nextRenewal;
+
+		final AtomicBoolean renewing = new AtomicBoolean();
 
 		Lease(Execution execution, ClaimHandle claim, long interval, long nextRenewal) {
 			this.execution = execution;

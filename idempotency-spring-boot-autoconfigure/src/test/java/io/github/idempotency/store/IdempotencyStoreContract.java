@@ -337,6 +337,21 @@ public abstract class IdempotencyStoreContract {
 	}
 
 	@Test
+	void keysThatDifferOnlyInTrailingSpacesCaseOrNormalizationAreDistinct() {
+		List<String> keys = List.of("k", "k ", "K", "k\t", "caf\u00e9", "cafe\u0301", " k");
+		for (String key : keys) {
+			assertThat(claim(key, "owner-" + key, null).outcome()).as("[" + key + "]").isEqualTo(ClaimOutcome.ACQUIRED);
+			assertThat(handle("owner-" + key).complete("\"" + key.length() + "\"")).isTrue();
+		}
+		for (String key : keys) {
+			ClaimResult duplicate = claim(key, "again-" + key, null);
+			assertThat(duplicate.outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
+			assertThat(duplicate.record().id().key()).isEqualTo(key);
+			assertThat(duplicate.record().owner()).isEqualTo("owner-" + key);
+		}
+	}
+
+	@Test
 	void racingClaimsOfOneKeyAcquireItOnce() throws Exception {
 		for (int round = 0; round < 10; round++) {
 			String key = "race-" + round;

@@ -67,12 +67,31 @@ public final class TestDatabases {
 		}
 	}
 
+	/**
+	 * Drops a MariaDB table made by an earlier version of the schema, whose keys were text
+	 * compared with trailing spaces padded, so that the current schema creates it again.
+	 */
+	private static void dropTableOfTextKeys(DataSource dataSource) {
+		org.springframework.jdbc.core.simple.JdbcClient jdbc = org.springframework.jdbc.core.simple.JdbcClient
+			.create(dataSource);
+		boolean textKeys = jdbc.sql("SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() "
+				+ "AND TABLE_NAME = 'idempotency_record' AND COLUMN_NAME = 'idempotency_key' AND DATA_TYPE <> 'varbinary'")
+			.query(Long.class)
+			.single() > 0;
+		if (textKeys) {
+			jdbc.sql("DROP TABLE idempotency_record").update();
+		}
+	}
+
 	private static DataSource pool(String url, String platform) {
 		return pools.computeIfAbsent(url, (key) -> {
 			HikariDataSource dataSource = new HikariDataSource();
 			dataSource.setJdbcUrl(url);
 			dataSource.setMaximumPoolSize(24);
 			dataSource.setPoolName("test-" + platform);
+			if (platform.equals("mysql")) {
+				dropTableOfTextKeys(dataSource);
+			}
 			new ResourceDatabasePopulator(
 					new ClassPathResource("io/github/idempotency/store/jdbc/schema-" + platform + ".sql"))
 				.execute(dataSource);

@@ -53,8 +53,10 @@ enum JdbcDialect {
 
 		@Override
 		String deleteExpired(String table) {
+			// expires_at again outside the subquery: a row that waited on a lock is re-checked
+			// against its new version only by the conditions on the deleted table itself
 			return "DELETE FROM " + table + " WHERE (workflow, idempotency_key) IN (SELECT workflow, idempotency_key FROM "
-					+ table + " WHERE expires_at <= :now LIMIT :limit)";
+					+ table + " WHERE expires_at <= :now LIMIT :limit) AND expires_at <= :now";
 		}
 
 		@Override
@@ -83,6 +85,12 @@ enum JdbcDialect {
 		}
 
 		@Override
+		String selectCommitted(String table) {
+			// a locking read: InnoDB answers it from the latest committed row, not the snapshot
+			return super.selectCommitted(table) + " LOCK IN SHARE MODE";
+		}
+
+		@Override
 		boolean isLockFailure(SQLException ex) {
 			int code = ex.getErrorCode();
 			return code == 1205 || code == 3572 || code == 1213;
@@ -102,6 +110,11 @@ enum JdbcDialect {
 		@Override
 		String deleteExpired(String table) {
 			return MARIADB.deleteExpired(table);
+		}
+
+		@Override
+		String selectCommitted(String table) {
+			return MARIADB.selectCommitted(table);
 		}
 
 		@Override
@@ -164,6 +177,13 @@ enum JdbcDialect {
 	abstract String deleteExpired(String table);
 
 	abstract boolean isLockFailure(SQLException ex);
+
+	/**
+	 * A read of the latest committed row, whatever the transaction's snapshot.
+	 */
+	String selectCommitted(String table) {
+		return "SELECT " + COLUMNS + " FROM " + table + " WHERE workflow = :workflow AND idempotency_key = :key";
+	}
 
 	String selectForUpdate(String table) {
 		return "SELECT " + COLUMNS + " FROM " + table

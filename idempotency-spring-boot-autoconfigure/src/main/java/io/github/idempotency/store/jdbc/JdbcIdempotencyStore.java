@@ -12,6 +12,7 @@ import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.IdempotencyInProgressException;
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
@@ -20,6 +21,7 @@ import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
+import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.datasource.ConnectionHolder;
@@ -92,32 +94,80 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 */
 	private ClaimResult claim(JdbcRecordTable table, ClaimRequest request, boolean inTransaction) {
 		try {
-			Instant now = table.now();
-			IdempotencyRecord claimed = claimed(null, request, now, inTransaction);
-			if (table.insert(claimed, inTransaction)) {
-				return acquired(table, claimed, request, inTransaction);
+			ClaimResult claim = claimNow(table, request, inTransaction);
+			if (inTransaction && claim.outcome() == ClaimOutcome.IN_PROGRESS) {
+				throw cannotWaitInTransaction(request, null);
 			}
-			IdempotencyRecord existing = table.read(request.id());
-			if (existing == null) {
-				// released between the insert and the read: the key is free again
-				return table.insert(claimed, inTransaction) ? acquired(table, claimed, request, inTransaction)
-						: ClaimResult.of(ClaimOutcome.IN_PROGRESS, heldElsewhere(table, request));
-			}
-			ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), now);
-			if (outcome != ClaimOutcome.ACQUIRED) {
-				return ClaimResult.of(outcome, existing);
-			}
-			ClaimResult takeover = inTransaction ? takeOver(table, request, now, true)
-					: this.transactions.execute((status) -> takeOver(table, request, now, false));
-			Assert.state(takeover != null, "No claim result");
-			return takeover;
+			return claim;
 		}
 		catch (DataAccessException ex) {
+			if (inTransaction && (isLockFailure(ex) || ex instanceof ConcurrencyFailureException)) {
+				throw cannotWaitInTransaction(request, ex);
+			}
 			if (isLockFailure(ex)) {
 				return ClaimResult.of(ClaimOutcome.IN_PROGRESS, heldElsewhere(table, request));
 			}
 			throw ex;
 		}
+	}
+
+	private ClaimResult claimNow(JdbcRecordTable table, ClaimRequest request, boolean inTransaction) {
+		Instant now = table.now();
+		IdempotencyRecord claimed = claimed(null, request, now, inTransaction);
+		if (table.insert(claimed, inTransaction)) {
+			return acquiredAfterInsert(table, claimed, request, inTransaction, now);
+		}
+		// the insert may have waited on another transaction's row: decide on the time now
+		now = table.now();
+		IdempotencyRecord existing = table.readAfterConflict(request.id(), inTransaction);
+		if (existing == null) {
+			// released between the insert and the read: the key is free again
+			claimed = claimed(null, request, now, inTransaction);
+			return table.insert(claimed, inTransaction)
+					? acquiredAfterInsert(table, claimed, request, inTransaction, now)
+					: ClaimResult.of(ClaimOutcome.IN_PROGRESS, heldElsewhere(table, request));
+		}
+		ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), now);
+		if (outcome != ClaimOutcome.ACQUIRED) {
+			return ClaimResult.of(outcome, existing);
+		}
+		Instant decidedAt = now;
+		ClaimResult takeover = inTransaction ? takeOver(table, request, now, true)
+				: this.transactions.execute((status) -> takeOver(table, request, decidedAt, false));
+		Assert.state(takeover != null, "No claim result");
+		return takeover;
+	}
+
+	/**
+	 * An inserted claim. Its lease was stamped before the insert, which may have waited up
+	 * to the lock timeout behind another transaction's row: a lease that lost a third of
+	 * its length meanwhile is stamped again (fenced, so a run that took the key over in
+	 * between wins and this claim answers in progress).
+	 */
+	private ClaimResult acquiredAfterInsert(JdbcRecordTable table, IdempotencyRecord claimed, ClaimRequest request,
+			boolean inTransaction, Instant stampedAt) {
+		ClaimResult acquired = acquired(table, claimed, request, inTransaction);
+		if (inTransaction || Duration.between(stampedAt, table.now()).compareTo(request.leaseTtl().dividedBy(3)) <= 0) {
+			return acquired;
+		}
+		if (!acquired.acquiredHandle().renew()) {
+			IdempotencyRecord current = table.read(request.id());
+			return ClaimResult.of(ClaimOutcome.IN_PROGRESS, (current != null) ? current : claimed);
+		}
+		IdempotencyRecord renewed = table.read(request.id());
+		return (renewed != null) ? ClaimResult.acquired(renewed, acquired.acquiredHandle()) : acquired;
+	}
+
+	/**
+	 * Inside the caller's transaction a claim never waits for another run: the
+	 * transaction may be aborted (PostgreSQL after a lock error, MariaDB after a deadlock)
+	 * and holds what it read and locked. The call fails at once, retryable.
+	 */
+	private static IdempotencyInProgressException cannotWaitInTransaction(ClaimRequest request,
+			@Nullable Exception cause) {
+		return new IdempotencyInProgressException("The idempotency key of '" + request.id().workflow()
+				+ "' is held by another run; inside the caller's transaction the claim cannot wait for it, "
+				+ "so the call fails to be retried", cause);
 	}
 
 	private ClaimResult takeOver(JdbcRecordTable table, ClaimRequest request, Instant now, boolean inTransaction) {
@@ -180,9 +230,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * {@code table} runs in, unless another run holds or finished the key meanwhile.
 	 */
 	void recordFailure(JdbcRecordTable table, ClaimRequest request, Throwable failure) {
-		ClaimResult claim = claim(table, request, true);
-		if (claim.outcome() == ClaimOutcome.ACQUIRED) {
-			table.fail(request.id(), request.owner(), failure, request.retention(), JdbcRecordTable.Fence.TRANSACTION);
+		try {
+			if (claimNow(table, request, true).outcome() == ClaimOutcome.ACQUIRED) {
+				table.fail(request.id(), request.owner(), failure, request.retention(),
+						JdbcRecordTable.Fence.TRANSACTION);
+			}
+		}
+		catch (DataAccessException ex) {
+			if (!isLockFailure(ex)) {
+				throw ex;
+			}
+			// another run holds the key: its outcome stands
 		}
 	}
 

@@ -16,6 +16,7 @@ import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -43,7 +44,15 @@ final class JdbcRecordTable {
 
 	}
 
+	/** For the claim's statements, whose lock waits each dialect bounds itself. */
 	private final JdbcClient jdbc;
+
+	/**
+	 * For every other statement: bounded by a query timeout of the lock timeout, so that a
+	 * row another transaction holds never blocks a step longer (MariaDB's own default
+	 * wait is 50 s).
+	 */
+	private final JdbcClient bounded;
 
 	private final JdbcDialect dialect;
 
@@ -61,6 +70,9 @@ final class JdbcRecordTable {
 
 	JdbcRecordTable(DataSource dataSource, JdbcDialect dialect, String table, Duration lockTimeout, Clock clock) {
 		this.jdbc = JdbcClient.create(dataSource);
+		JdbcTemplate bounded = new JdbcTemplate(dataSource);
+		bounded.setQueryTimeout((int) Math.max(1, (lockTimeout.toMillis() + 999) / 1000));
+		this.bounded = JdbcClient.create(bounded);
 		this.dialect = dialect;
 		this.table = table;
 		this.lockTimeout = lockTimeout;
@@ -110,6 +122,14 @@ final class JdbcRecordTable {
 	}
 
 	/**
+	 * Reads the row an insert found, as committed now: inside the caller's transaction a
+	 * plain read could answer from an older snapshot (MariaDB's REPEATABLE READ).
+	 */
+	@Nullable IdempotencyRecord readAfterConflict(RecordId id, boolean inTransaction) {
+		return inTransaction ? read(this.dialect.selectCommitted(this.table), id) : read(id);
+	}
+
+	/**
 	 * Reads a row and locks it, failing at once with a lock error when another transaction
 	 * holds it.
 	 */
@@ -131,7 +151,7 @@ final class JdbcRecordTable {
 
 	boolean complete(RecordId id, String owner, @Nullable String response, Duration retention, Fence fence) {
 		Instant now = now();
-		return this.jdbc.sql("UPDATE " + this.table + " SET status = 'COMPLETED', response = :response, "
+		return this.bounded.sql("UPDATE " + this.table + " SET status = 'COMPLETED', response = :response, "
 				+ "error_type = NULL, error_message = NULL, updated_at = :now, expires_at = :expiresAt"
 				+ owned(fence))
 			.param("response", response, Types.VARCHAR)
@@ -143,7 +163,7 @@ final class JdbcRecordTable {
 
 	boolean fail(RecordId id, String owner, Throwable failure, Duration retention, Fence fence) {
 		Instant now = now();
-		return this.jdbc.sql("UPDATE " + this.table + " SET status = 'FAILED', response = NULL, "
+		return this.bounded.sql("UPDATE " + this.table + " SET status = 'FAILED', response = NULL, "
 				+ "error_type = :errorType, error_message = :errorMessage, updated_at = :now, expires_at = :expiresAt"
 				+ owned(fence))
 			.param("errorType", failure.getClass().getName())
@@ -155,7 +175,7 @@ final class JdbcRecordTable {
 	}
 
 	boolean release(RecordId id, String owner, Fence fence) {
-		return this.jdbc.sql("DELETE FROM " + this.table + owned(fence)).params(owned(id, owner)).update() == 1;
+		return this.bounded.sql("DELETE FROM " + this.table + owned(fence)).params(owned(id, owner)).update() == 1;
 	}
 
 	/**
@@ -164,7 +184,7 @@ final class JdbcRecordTable {
 	boolean extend(RecordId id, String owner, @Nullable String recoveryPoint, Duration leaseTtl, Fence fence) {
 		Instant now = now();
 		long leaseUntil = now.plus(leaseTtl).toEpochMilli();
-		return this.jdbc.sql("UPDATE " + this.table + " SET lease_until = :leaseUntil, updated_at = :now, "
+		return this.bounded.sql("UPDATE " + this.table + " SET lease_until = :leaseUntil, updated_at = :now, "
 				+ "recovery_point = COALESCE(:recoveryPoint, recovery_point), "
 				+ "expires_at = CASE WHEN expires_at < :leaseUntil THEN :leaseUntil ELSE expires_at END"
 				+ owned(fence))
@@ -176,14 +196,14 @@ final class JdbcRecordTable {
 	}
 
 	boolean delete(RecordId id) {
-		return this.jdbc.sql("DELETE FROM " + this.table + " WHERE workflow = :workflow AND idempotency_key = :key")
+		return this.bounded.sql("DELETE FROM " + this.table + " WHERE workflow = :workflow AND idempotency_key = :key")
 			.param("workflow", id.workflow())
 			.param("key", id.key())
 			.update() == 1;
 	}
 
 	int deleteExpired(long now, int batchSize) {
-		return this.jdbc.sql(this.dialect.deleteExpired(this.table))
+		return this.bounded.sql(this.dialect.deleteExpired(this.table))
 			.param("now", now)
 			.param("limit", batchSize)
 			.update();

@@ -1,6 +1,7 @@
+-- workflow and key are binary: compared byte for byte (a _bin collation pads trailing spaces)
 CREATE TABLE IF NOT EXISTS idempotency_record (
-	workflow VARCHAR(255) NOT NULL,
-	idempotency_key VARCHAR(255) NOT NULL,
+	workflow VARBINARY(1020) NOT NULL,
+	idempotency_key VARBINARY(1020) NOT NULL,
 	status VARCHAR(16) NOT NULL,
 	fingerprint VARCHAR(128),
 	owner VARCHAR(100) NOT NULL,

@@ -1,0 +1,273 @@
+package io.github.idempotency.store.jdbc;
+
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import io.github.idempotency.IdempotencyInProgressException;
+import io.github.idempotency.InProgressPolicy;
+import io.github.idempotency.core.EngineSettings;
+import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.core.IdempotencyObserver;
+import io.github.idempotency.core.IdempotentOperation;
+import io.github.idempotency.core.OperationDefinition;
+import io.github.idempotency.core.StoreUnavailablePolicy;
+import io.github.idempotency.store.ClaimHandle;
+import io.github.idempotency.store.ClaimOutcome;
+import io.github.idempotency.store.ClaimRequest;
+import io.github.idempotency.store.ClaimResult;
+import io.github.idempotency.store.MutableClock;
+import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.RecordStatus;
+import io.github.idempotency.testsupport.TestDatabases;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatRuntimeException;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+/**
+ * The jdbc store where transactions meet on one row: a claim that waited, the cleanup
+ * racing a takeover, a caller's transaction that read first, a deadlock, a duplicate
+ * waiting inside its transaction, a step on a locked row. Every interleaving is forced
+ * with latches and by waiting until the server reports the lock wait; time moves on a
+ * {@link MutableClock}. Each database (and isolation level) is a small subclass.
+ */
+abstract class JdbcContentionTests {
+
+	static final String TABLE = "idempotency_contention_test";
+
+	static final Duration LEASE = Duration.ofSeconds(30);
+
+	private final MutableClock clock = new MutableClock(Instant.parse("2031-01-01T00:00:00Z"));
+
+	private final ExecutorService executor = Executors.newCachedThreadPool();
+
+	private final String prefix = UUID.randomUUID().toString();
+
+	private final DataSource dataSource;
+
+	private final JdbcIdempotencyStore store;
+
+	private final IdempotencyEngine engine;
+
+	JdbcContentionTests(DataSource dataSource, String platform) {
+		this.dataSource = dataSource;
+		TestDatabases.createTable(dataSource, platform, TABLE);
+		this.store = new JdbcIdempotencyStore(dataSource, TABLE, Duration.ofSeconds(5), this.clock);
+		this.engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
+				new EngineSettings(LEASE, false, Duration.ofDays(1), InProgressPolicy.WAIT, Duration.ofSeconds(30),
+						StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				IdempotencyObserver.NONE);
+	}
+
+	/**
+	 * How many statements on the test table wait for a lock now.
+	 * @param jdbc a client on another connection
+	 * @return the count
+	 */
+	abstract long lockWaits(JdbcClient jdbc);
+
+	/**
+	 * The isolation level of the callers' transactions.
+	 * @return a {@link TransactionDefinition} isolation constant
+	 */
+	int isolation() {
+		return TransactionDefinition.ISOLATION_DEFAULT;
+	}
+
+	@AfterEach
+	void close() {
+		this.executor.shutdownNow();
+		this.engine.close();
+	}
+
+	@Test
+	void aClaimThatWaitedBehindAnotherTransactionStampsItsLeaseAfterTheWait() throws Exception {
+		RecordId id = id("waited");
+		Future<ClaimResult> waiting;
+		try (Connection holder = this.dataSource.getConnection()) {
+			holder.setAutoCommit(false);
+			storeOn(holder).claim(request(id, "holder", LEASE));
+			waiting = this.executor.submit(() -> this.store.claim(request(id, "waiter", LEASE)));
+			awaitLockWait();
+			this.clock.advance(LEASE.plusSeconds(1));
+			holder.rollback();
+		}
+		ClaimResult claim = waiting.get(30, TimeUnit.SECONDS);
+		assertThat(claim.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		assertThat(claim.record().leaseUntil()).isEqualTo(this.clock.instant().plus(LEASE));
+		ClaimResult third = this.store.claim(request(id, "third", LEASE));
+		assertThat(third.outcome()).as("the waiter still runs: no takeover").isEqualTo(ClaimOutcome.IN_PROGRESS);
+		assertThat(claim.acquiredHandle().complete("\"once\"")).isTrue();
+	}
+
+	@Test
+	void theCleanupNeverDeletesARecordTakenOverWhileItWaited() throws Exception {
+		RecordId id = id("reclaimed");
+		ClaimRequest old = new ClaimRequest(id, "old", null, LEASE, Duration.ofMinutes(1));
+		this.store.claim(old).acquiredHandle().complete("\"old\"");
+		this.clock.advance(Duration.ofHours(1));
+		Future<Integer> cleanup = transactions().execute((status) -> {
+			ClaimResult takeover = this.store.claim(request(id, "new", LEASE));
+			assertThat(takeover.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+			takeover.acquiredHandle().complete("\"new\"");
+			Future<Integer> deleting = this.executor.submit(() -> this.store.deleteExpired(100));
+			awaitLockWait();
+			return deleting;
+		});
+		cleanup.get(30, TimeUnit.SECONDS);
+		assertThat(this.store.find(id)).hasValueSatisfying((record) -> {
+			assertThat(record.owner()).isEqualTo("new");
+			assertThat(record.response()).isEqualTo("\"new\"");
+		});
+	}
+
+	@Test
+	void aClaimInACallersTransactionThatReadBeforeFindsTheResultCommittedSince() throws Throwable {
+		RecordId id = id("snapshot");
+		ClaimHandle first = this.store.claim(request(id, "first", LEASE)).acquiredHandle();
+		Object result = transactions().execute((status) -> {
+			JdbcClient.create(this.dataSource).sql("SELECT COUNT(*) FROM " + TABLE).query(Long.class).single();
+			try {
+				assertThat(this.executor.submit(() -> first.complete("\"stored\"")).get(30, TimeUnit.SECONDS)).isTrue();
+				return this.engine.execute(operation(), id.key(), null, () -> "ran again");
+			}
+			catch (Throwable ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		assertThat(result).isEqualTo("stored");
+	}
+
+	@Test
+	void aDeadlockBetweenTwoCallersTransactionsEndsOneCallRetryableAndTheOtherRuns() throws Exception {
+		RecordId a = id("deadlock-a");
+		RecordId b = id("deadlock-b");
+		CountDownLatch aClaimed = new CountDownLatch(1);
+		CountDownLatch bClaimed = new CountDownLatch(1);
+		Future<Object> first = this.executor.submit(() -> inTransaction(a, () -> {
+			aClaimed.countDown();
+			bClaimed.await();
+			return inTransactionBody(b, () -> "first");
+		}));
+		Future<Object> second = this.executor.submit(() -> inTransaction(b, () -> {
+			bClaimed.countDown();
+			aClaimed.await();
+			awaitLockWait();
+			return inTransactionBody(a, () -> "second");
+		}));
+		int failed = 0;
+		for (Future<Object> call : List.of(first, second)) {
+			try {
+				call.get(60, TimeUnit.SECONDS);
+			}
+			catch (java.util.concurrent.ExecutionException ex) {
+				assertThat(ex).cause()
+					.isInstanceOf(IdempotencyInProgressException.class)
+					.hasRootCauseInstanceOf(java.sql.SQLException.class);
+				failed++;
+			}
+		}
+		assertThat(failed).as("one deadlock victim").isOne();
+		assertThat(this.store.find(a).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(this.store.find(b).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+	}
+
+	@Test
+	void aDuplicateInsideACallersTransactionEndsAtOnceAndNeverBlocksTheOriginal() throws Exception {
+		RecordId id = id("blocking");
+		ClaimHandle original = this.store.claim(request(id, "original", LEASE)).acquiredHandle();
+		Future<Object> duplicate = this.executor.submit(() -> inTransaction(id, () -> "ran twice"));
+		assertThatExceptionOfType(java.util.concurrent.ExecutionException.class)
+			.isThrownBy(() -> duplicate.get(20, TimeUnit.SECONDS))
+			.withCauseInstanceOf(IdempotencyInProgressException.class);
+		assertThat(original.complete("\"done\"")).isTrue();
+	}
+
+	@Test
+	void aStepOnARowAnotherTransactionHoldsIsBoundedByTheLockTimeout() throws Exception {
+		JdbcIdempotencyStore impatient = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(1),
+				this.clock);
+		RecordId id = id("locked");
+		ClaimHandle claim = impatient.claim(request(id, "owner", LEASE)).acquiredHandle();
+		try (Connection locker = this.dataSource.getConnection()) {
+			locker.setAutoCommit(false);
+			JdbcClient.create(new SingleConnectionDataSource(locker, true))
+				.sql("SELECT status FROM " + TABLE + " WHERE workflow = :workflow AND idempotency_key = :key FOR UPDATE")
+				.param("workflow", id.workflow())
+				.param("key", id.key())
+				.query(String.class)
+				.single();
+			assertTimeoutPreemptively(Duration.ofSeconds(20),
+					() -> assertThatRuntimeException().isThrownBy(claim::renew));
+			locker.rollback();
+		}
+		assertThat(claim.complete("\"done\"")).isTrue();
+	}
+
+	private Object inTransaction(RecordId id, IdempotencyEngine.Action body) {
+		return transactions().execute((status) -> inTransactionBody(id, body));
+	}
+
+	private Object inTransactionBody(RecordId id, IdempotencyEngine.Action body) {
+		try {
+			return this.engine.execute(operation(), id.key(), null, body);
+		}
+		catch (RuntimeException ex) {
+			throw ex;
+		}
+		catch (Throwable ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private TransactionTemplate transactions() {
+		TransactionTemplate template = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		template.setIsolationLevel(isolation());
+		return template;
+	}
+
+	private IdempotentOperation operation() {
+		return this.engine.prepare(new OperationDefinition(this.prefix, String.class, false, null, null,
+				InProgressPolicy.DEFAULT, List.of()));
+	}
+
+	private JdbcIdempotencyStore storeOn(Connection connection) {
+		return new JdbcIdempotencyStore(new SingleConnectionDataSource(connection, true), TABLE, Duration.ofSeconds(5),
+				this.clock);
+	}
+
+	private void awaitLockWait() {
+		JdbcClient jdbc = JdbcClient.create(this.dataSource);
+		await().atMost(Duration.ofSeconds(20)).until(() -> lockWaits(jdbc) >= 1);
+	}
+
+	private ClaimRequest request(RecordId id, String owner, Duration lease) {
+		return new ClaimRequest(id, owner, null, lease, Duration.ofDays(1));
+	}
+
+	private RecordId id(String key) {
+		return new RecordId(this.prefix, key);
+	}
+
+}
