@@ -110,7 +110,7 @@ public final class TestServers {
 		});
 	}
 
-	private static boolean dockerAvailable() {
+	static boolean dockerAvailable() {
 		try {
 			return DockerClientFactory.instance().isDockerAvailable();
 		}
