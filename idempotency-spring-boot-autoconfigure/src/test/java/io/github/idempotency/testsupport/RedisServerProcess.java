@@ -37,8 +37,9 @@ import static org.awaitility.Awaitility.await;
  * A private Redis server on a spare local port, which a test stops and starts to play an
  * outage, or one of the masters of a {@link #startCluster() cluster}. It runs
  * {@code redis-server} from the {@code PATH} as a child process; without one, the same
- * command line in a container on the host's network when a Docker engine answers; with
- * neither, it fails and says what to install. Whatever it started is stopped, and its
+ * command line in a container on the host's network when a Docker engine answers (so that
+ * replicas and cluster nodes reach each other on 127.0.0.1 as processes do; Docker Desktop
+ * needs host networking turned on); with neither, it fails and says what to install. Whatever it started is stopped, and its
  * temporary directory deleted, by {@link #close()} or at the latest when the test JVM ends.
  */
 public final class RedisServerProcess implements AutoCloseable {
