@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the benchmarks module and runs the JMH benchmarks at 1 and 8 threads against the
-# local servers; writes the JSON results and a markdown summary under benchmarks/target/jmh/.
+# Builds the benchmarks module and runs the JMH benchmarks at 1 and 8 threads against
+# PostgreSQL and Redis (found as the tests find them, but never in containers); writes the
+# JSON results and a markdown summary under benchmarks/target/jmh/.
 #
 #   benchmarks/run.sh [quick|full] [JMH benchmark regexp]
 #
@@ -20,8 +21,6 @@ case "$mode" in
 esac
 
 cd "$(dirname "$0")/.."
-export IDEMPOTENCY_TEST_POSTGRES_URL="${IDEMPOTENCY_TEST_POSTGRES_URL:-jdbc:postgresql://127.0.0.1:5432/test?user=postgres}"
-export IDEMPOTENCY_TEST_REDIS_URL="${IDEMPOTENCY_TEST_REDIS_URL:-redis://127.0.0.1:6379}"
 
 ./mvnw -q -B -pl benchmarks -am package dependency:build-classpath -DskipTests \
 	-Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime
@@ -31,6 +30,9 @@ mkdir -p "$out"
 rm -rf "$out/classes-$mode"
 cp -r benchmarks/target/classes "$out/classes-$mode"
 classpath="$out/classes-$mode:$(cat benchmarks/target/classpath.txt)"
+# PostgreSQL and Redis: IDEMPOTENCY_TEST_POSTGRES_URL and IDEMPOTENCY_TEST_REDIS_URL, else
+# the standard local addresses; stop here, saying so, when neither answers
+java -cp "$classpath" io.github.idempotency.benchmarks.Servers
 
 rm -f "$out/$mode"-*.json "$out/$mode"-*.log
 results=()

@@ -11,8 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Each benchmark's state sets up and each benchmark method takes the path it claims to
- * measure, once, on the servers CI exports (PostgreSQL, Redis). JMH itself never runs in
- * the build.
+ * measure, once, on the servers {@link Servers} finds (PostgreSQL, Redis). JMH itself
+ * never runs in the build.
  */
 class BenchmarksTest {
 

@@ -1,9 +1,13 @@
 package io.github.idempotency.testsupport;
 
+import java.net.URI;
+import java.sql.DriverManager;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
+import com.rabbitmq.client.ConnectionFactory;
 import com.redis.testcontainers.RedisContainer;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.mariadb.MariaDBContainer;
@@ -11,14 +15,18 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
 import org.testcontainers.rabbitmq.RabbitMQContainer;
 
 /**
- * Finds the servers the tests run against: the address the environment names
- * ({@code IDEMPOTENCY_TEST_*_URL}, as {@code .ci/run} exports them) or else a Testcontainers
- * container when a Docker engine answers. With neither, the test fails with a message
- * saying which to provide: it never skips.
+ * Finds the servers the tests run against, once per test JVM, in this order: the address
+ * the environment names ({@code IDEMPOTENCY_TEST_*}); else the server on its standard
+ * local address, when a login there succeeds; else a Testcontainers container, when a
+ * Docker engine answers. With none of them, the test fails with a message that names
+ * all three: it never skips. A Redis Cluster the environment does not name is started
+ * from {@code redis-server} by {@link RedisServerProcess#startCluster()}.
  */
 public final class TestServers {
 
-	private static final Map<String, String> started = new ConcurrentHashMap<>();
+	private static final String CLUSTER_VARIABLE = "IDEMPOTENCY_TEST_REDIS_CLUSTER_NODES";
+
+	private static final Map<String, String> found = new ConcurrentHashMap<>();
 
 	private TestServers() {
 	}
@@ -28,7 +36,8 @@ public final class TestServers {
 	 */
 	public static String postgresUrl() {
 		return find("IDEMPOTENCY_TEST_POSTGRES_URL", "PostgreSQL",
-				"jdbc:postgresql://127.0.0.1:5432/test?user=postgres", () -> {
+				"jdbc:postgresql://127.0.0.1:5432/test?user=postgres",
+				(url) -> login(url, "connectTimeout", "2", "loginTimeout", "3", "socketTimeout", "3"), () -> {
 					PostgreSQLContainer container = new PostgreSQLContainer("postgres:16-alpine");
 					container.start();
 					return container.getJdbcUrl() + "&user=" + container.getUsername() + "&password="
@@ -40,19 +49,23 @@ public final class TestServers {
 	 * @return a MariaDB JDBC URL with its credentials
 	 */
 	public static String mariaDbUrl() {
-		return find("IDEMPOTENCY_TEST_MARIADB_URL", "MariaDB", "jdbc:mariadb://127.0.0.1:3306/test?user=root", () -> {
-			MariaDBContainer container = new MariaDBContainer("mariadb:11");
-			container.start();
-			return container.getJdbcUrl() + "?user=" + container.getUsername() + "&password="
-					+ container.getPassword();
-		});
+		return find("IDEMPOTENCY_TEST_MARIADB_URL", "MariaDB", "jdbc:mariadb://127.0.0.1:3306/test?user=root",
+				(url) -> login(url, "connectTimeout", "2000", "socketTimeout", "3000"), () -> {
+					MariaDBContainer container = new MariaDBContainer("mariadb:11");
+					container.start();
+					return container.getJdbcUrl() + "?user=" + container.getUsername() + "&password="
+							+ container.getPassword();
+				});
 	}
 
 	/**
 	 * @return a Redis URL ({@code redis://host:port}) of a single node
 	 */
 	public static String redisUrl() {
-		return find("IDEMPOTENCY_TEST_REDIS_URL", "Redis", "redis://127.0.0.1:6379", () -> {
+		return find("IDEMPOTENCY_TEST_REDIS_URL", "Redis", "redis://127.0.0.1:6379", (url) -> {
+			URI uri = URI.create(url);
+			RedisServerProcess.ping(uri.getHost(), uri.getPort());
+		}, () -> {
 			RedisContainer container = new RedisContainer(RedisContainer.DEFAULT_IMAGE_NAME);
 			container.start();
 			return container.getRedisURI();
@@ -60,26 +73,40 @@ public final class TestServers {
 	}
 
 	/**
-	 * The nodes of a Redis Cluster. Testcontainers has no simple cluster, so there is no
-	 * container fallback: the environment must name one.
+	 * The nodes of a Redis Cluster: those the environment names, else three masters the
+	 * tests start themselves (from {@code redis-server}, else in containers).
 	 * @return {@code host:port} of each master, comma-separated
 	 */
 	public static String redisClusterNodes() {
-		String nodes = System.getenv("IDEMPOTENCY_TEST_REDIS_CLUSTER_NODES");
-		if (nodes == null || nodes.isBlank()) {
-			throw new IllegalStateException("This test needs a Redis Cluster: run eval \"$(.ci/redis-cluster.sh)\" "
-					+ "(it starts three local masters) or set IDEMPOTENCY_TEST_REDIS_CLUSTER_NODES (for example "
-					+ "IDEMPOTENCY_TEST_REDIS_CLUSTER_NODES='127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103'); "
-					+ "there is no Testcontainers fallback for a cluster");
+		String nodes = System.getenv(CLUSTER_VARIABLE);
+		if (nodes != null && !nodes.isBlank()) {
+			return nodes;
 		}
-		return nodes;
+		return found.computeIfAbsent(CLUSTER_VARIABLE, (name) -> {
+			try {
+				return RedisServerProcess.startCluster();
+			}
+			catch (RuntimeException ex) {
+				throw new IllegalStateException("This test needs a Redis Cluster and could not start one. Any of "
+						+ "these will do: set " + CLUSTER_VARIABLE + " to its masters (for example " + CLUSTER_VARIABLE
+						+ "='127.0.0.1:7101,127.0.0.1:7102,127.0.0.1:7103'); or install redis-server, which the "
+						+ "tests run on spare ports; or start a Docker engine, which runs it in containers", ex);
+			}
+		});
 	}
 
 	/**
 	 * @return a RabbitMQ URL with its credentials ({@code amqp://user:password@host:port})
 	 */
 	public static String rabbitMqUrl() {
-		return find("IDEMPOTENCY_TEST_RABBITMQ_URL", "RabbitMQ", "amqp://guest:guest@127.0.0.1:5672", () -> {
+		return find("IDEMPOTENCY_TEST_RABBITMQ_URL", "RabbitMQ", "amqp://guest:guest@127.0.0.1:5672", (url) -> {
+			ConnectionFactory connections = new ConnectionFactory();
+			connections.setUri(url);
+			connections.setConnectionTimeout(2000);
+			connections.setHandshakeTimeout(3000);
+			connections.setAutomaticRecoveryEnabled(false);
+			connections.newConnection("idempotency-test-probe").close();
+		}, () -> {
 			RabbitMQContainer container = new RabbitMQContainer("rabbitmq:4-alpine");
 			container.start();
 			return "amqp://" + container.getAdminUsername() + ":" + container.getAdminPassword() + "@"
@@ -88,35 +115,66 @@ public final class TestServers {
 	}
 
 	/**
-	 * The address the environment gives for {@code variable}, else a started container.
+	 * The address the environment gives for {@code variable}; else {@code local} when
+	 * {@code login} succeeds there; else a started container when a Docker engine answers.
 	 * @param variable the environment variable
 	 * @param server the server's name, for the failure message
-	 * @param example an example value, for the failure message
+	 * @param local the server's standard local address
+	 * @param login logs in at an address, or throws why it cannot
 	 * @param container starts a container and returns its address
 	 * @return the address
 	 */
-	public static String find(String variable, String server, String example, Supplier<String> container) {
+	private static String find(String variable, String server, String local, Login login,
+			Supplier<String> container) {
 		String value = System.getenv(variable);
 		if (value != null && !value.isBlank()) {
 			return value;
 		}
-		return started.computeIfAbsent(variable, (name) -> {
-			if (!dockerAvailable()) {
-				throw new IllegalStateException("This test needs " + server + ": set " + variable + " (for example "
-						+ variable + "='" + example + "', as .ci/run does) or start a Docker engine so "
-						+ "Testcontainers can run one");
+		return found.computeIfAbsent(variable, (name) -> {
+			try {
+				login.check(local);
+				return local;
 			}
-			return container.get();
+			catch (Exception ex) {
+				if (dockerAvailable()) {
+					return container.get();
+				}
+				throw new IllegalStateException("This test needs " + server + " and finds none. Any of these will "
+						+ "do: set " + variable + " to its address (for example " + variable + "='" + local
+						+ "'); or run it on its standard local address, " + local + " (there it fails: " + ex
+						+ "); or start a Docker engine, so that Testcontainers runs one (none answers)", ex);
+			}
 		});
 	}
 
-	private static boolean dockerAvailable() {
+	/**
+	 * Opens and closes one JDBC connection.
+	 * @param url the JDBC URL
+	 * @param timeouts the driver's timeout properties: name, value, name, value...
+	 * @throws Exception why it cannot log in
+	 */
+	private static void login(String url, String... timeouts) throws Exception {
+		Properties properties = new Properties();
+		for (int i = 0; i < timeouts.length; i += 2) {
+			properties.setProperty(timeouts[i], timeouts[i + 1]);
+		}
+		DriverManager.getConnection(url, properties).close();
+	}
+
+	static boolean dockerAvailable() {
 		try {
 			return DockerClientFactory.instance().isDockerAvailable();
 		}
 		catch (RuntimeException ex) {
 			return false;
 		}
+	}
+
+	@FunctionalInterface
+	private interface Login {
+
+		void check(String address) throws Exception;
+
 	}
 
 }
