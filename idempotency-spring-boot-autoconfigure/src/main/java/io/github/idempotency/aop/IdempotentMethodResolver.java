@@ -20,7 +20,6 @@ import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
-import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
@@ -108,7 +107,7 @@ public class IdempotentMethodResolver {
 			Expression payload = StringUtils.hasText(annotation.payload()) ? parse("payload", annotation.payload())
 					: null;
 			OperationDefinition definition = new OperationDefinition(workflow,
-					ResolvableType.forMethodReturnType(method, targetClass).getType(), payload != null,
+					ResultTypes.resolve(method, ClassUtils.getUserClass(targetClass)), payload != null,
 					duration("leaseTtl", annotation.leaseTtl()), duration("retention", annotation.retention()),
 					annotation.onInProgress(), List.of(annotation.recordFailureFor()));
 			return new IdempotentMethod(method, this.engine.prepare(definition), key, payload);
