@@ -37,8 +37,10 @@ public @interface Idempotent {
 	String key();
 
 	/**
-	 * Scope of the key: the same key in two workflows names two operations. Defaults to
-	 * {@code SimpleClassName.methodName}.
+	 * Scope of the key: the same key in two workflows names two operations, and methods
+	 * that name the same workflow share records. Defaults to one workflow per method: the
+	 * bean's fully qualified class name, the method name and the short names of its
+	 * parameter types, {@code com.example.PaymentService.charge(PaymentRequest)}.
 	 * @return the workflow name
 	 */
 	String workflow() default "";

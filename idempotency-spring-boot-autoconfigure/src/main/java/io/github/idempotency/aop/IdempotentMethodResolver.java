@@ -44,6 +44,8 @@ public class IdempotentMethodResolver {
 
 	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
 
+	private final DefaultWorkflows defaultWorkflows = new DefaultWorkflows();
+
 	private final IdempotencyEngine engine;
 
 	private final @Nullable BeanFactory beanFactory;
@@ -102,7 +104,7 @@ public class IdempotentMethodResolver {
 		String name = ClassUtils.getUserClass(targetClass).getName() + "." + method.getName();
 		try {
 			String workflow = StringUtils.hasText(annotation.workflow()) ? resolvePlaceholders(annotation.workflow())
-					: ClassUtils.getUserClass(targetClass).getSimpleName() + "." + method.getName();
+					: this.defaultWorkflows.of(method, targetClass);
 			Expression key = parse("key", annotation.key());
 			Expression payload = StringUtils.hasText(annotation.payload()) ? parse("payload", annotation.payload())
 					: null;
