@@ -72,7 +72,7 @@ public class IdempotencyEndpoint {
 		RecordId id = new RecordId(workflow, key);
 		boolean deleted = store().delete(id);
 		if (deleted) {
-			logger.info("Deleted idempotency record " + id + " through the actuator endpoint");
+			logger.info("Deleted the idempotency record of " + id + " through the actuator endpoint");
 		}
 		return new DeletedDescriptor(workflow, key, deleted);
 	}
