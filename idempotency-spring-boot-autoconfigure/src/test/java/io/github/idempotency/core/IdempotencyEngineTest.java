@@ -229,7 +229,7 @@ class IdempotencyEngineTest {
 			IdempotencyEngineTest.this.store.complete(id, "o", "{not json", Duration.ofDays(1));
 			assertThatExceptionOfType(IdempotencyStoreException.class)
 				.isThrownBy(() -> charge(operation(Receipt.class), "k1", "p"))
-				.withMessageContaining("payment/k1")
+				.withMessageContaining("workflow 'payment' key 'k1'")
 				.withMessageContaining("cannot be read");
 			assertThat(IdempotencyEngineTest.this.runs).hasValue(0);
 			assertThat(requests(Outcome.STORE_ERROR)).isOne();

@@ -73,7 +73,7 @@ class RedisIdempotencyStoreReplicaWaitTest {
 		this.store.claim(new ClaimRequest(id, "owner-1", null, Duration.ofSeconds(30), RETENTION, true));
 		assertThat(this.store.fail(id, "owner-1", "x.Y", "no", RETENTION)).isTrue();
 		assertThat(this.store.find(id)).hasValueSatisfying((record) -> assertThat(record.errorType()).isEqualTo("x.Y"));
-		assertThat(output).contains("of 2 Redis replicas acknowledged wait/k1");
+		assertThat(output).contains("of 2 Redis replicas acknowledged workflow 'wait' key 'k1'");
 	}
 
 }
