@@ -27,6 +27,13 @@ public class IdempotencyEndpointWebExtension {
 
 	private final Set<String> roles;
 
+	/**
+	 * The extension of {@code delegate}.
+	 * @param delegate the endpoint that reads the records
+	 * @param showValues when stored values are shown over HTTP
+	 * @param roles the roles {@link Show#WHEN_AUTHORIZED} requires; empty: any
+	 * authenticated caller
+	 */
 	public IdempotencyEndpointWebExtension(IdempotencyEndpoint delegate, Show showValues, Set<String> roles) {
 		this.delegate = delegate;
 		this.showValues = showValues;

@@ -28,6 +28,11 @@ public final class MemoryExpiredRecordsCleaner implements SmartLifecycle {
 
 	private volatile @Nullable ScheduledExecutorService executor;
 
+	/**
+	 * A cleaner of {@code store}, started with the application context.
+	 * @param store the store to clean up
+	 * @param interval the time between two cleanups; positive
+	 */
 	public MemoryExpiredRecordsCleaner(MemoryIdempotencyStore store, Duration interval) {
 		this(store::purgeExpired, interval);
 	}
