@@ -29,16 +29,20 @@ public @interface Idempotent {
 
 	/**
 	 * SpEL expression for the idempotency key, evaluated on the method's arguments
-	 * ({@code #name}, {@code #p0}, {@code #a0}). A {@code String} is used as is;
-	 * {@code byte[]}, a Kafka {@code Header} and a {@code ByteBuffer} are read as UTF-8;
-	 * other values by {@code toString()}.
+	 * ({@code #name}, {@code #p0}, {@code #a0}). A {@code String} is used as is, other
+	 * values by {@code toString()}; {@code byte[]}, a Kafka {@code Header} and a
+	 * {@code ByteBuffer} as the text they decode to when they are valid UTF-8, else as
+	 * U+FFFD followed by their base64url form (text that begins with U+FFFD gets a second
+	 * one), so that two different keys never meet.
 	 * @return the key expression
 	 */
 	String key();
 
 	/**
-	 * Scope of the key: the same key in two workflows names two operations. Defaults to
-	 * {@code SimpleClassName.methodName}.
+	 * Scope of the key: the same key in two workflows names two operations, and methods
+	 * that name the same workflow share records. Defaults to one workflow per method: the
+	 * bean's fully qualified class name, the method name and the short names of its
+	 * parameter types, {@code com.example.PaymentService.charge(PaymentRequest)}.
 	 * @return the workflow name
 	 */
 	String workflow() default "";

@@ -61,13 +61,12 @@ public class MemoryBenchmark {
 		String key = keys.next();
 		RecordId id = new RecordId(PaymentHandler.WORKFLOW, key);
 		String owner = Owners.next();
-		ClaimResult claim = state.store.claim(new ClaimRequest(id, owner, null, BareState.LEASE, BareState.RETENTION,
-				true));
+		ClaimResult claim = state.store.claim(new ClaimRequest(id, owner, null, BareState.LEASE, BareState.RETENTION));
 		if (claim.outcome() != ClaimOutcome.ACQUIRED) {
 			throw new IllegalStateException("Not a first delivery: " + claim.outcome());
 		}
 		Receipt receipt = Receipt.of(key);
-		state.store.complete(id, owner, state.writer.writeValueAsString(receipt), BareState.RETENTION);
+		claim.acquiredHandle().complete(state.writer.writeValueAsString(receipt));
 		forgetRetired(state.store, keys);
 		return receipt;
 	}
@@ -76,7 +75,7 @@ public class MemoryBenchmark {
 	public Receipt bareDuplicate(BareState state, DuplicateKeys keys) {
 		RecordId id = new RecordId(PaymentHandler.WORKFLOW, keys.next());
 		ClaimResult claim = state.store.claim(new ClaimRequest(id, Owners.next(), null,
-				BareState.LEASE, BareState.RETENTION, true));
+				BareState.LEASE, BareState.RETENTION));
 		if (claim.outcome() != ClaimOutcome.DUPLICATE) {
 			throw new IllegalStateException("Not a duplicate: " + claim.outcome());
 		}
@@ -138,8 +137,9 @@ public class MemoryBenchmark {
 		public void finishDuplicates() {
 			for (String key : DuplicateKeys.all()) {
 				RecordId id = new RecordId(PaymentHandler.WORKFLOW, key);
-				this.store.claim(new ClaimRequest(id, "setup", null, LEASE, RETENTION, true));
-				this.store.complete(id, "setup", this.writer.writeValueAsString(Receipt.of(key)), RETENTION);
+				this.store.claim(new ClaimRequest(id, "setup", null, LEASE, RETENTION))
+					.acquiredHandle()
+					.complete(this.writer.writeValueAsString(Receipt.of(key)));
 			}
 		}
 

@@ -15,6 +15,7 @@ import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
+import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -24,16 +25,42 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * The {@code idempotency} Actuator endpoint: the backend and settings in use, one record
  * by workflow and key, and the manual release (deletion) of one record, for a key stuck
  * in progress or a failure to forget.
+ * <p>
+ * A record's stored values (its response, error message and recovery point: payment
+ * receipts, personal data) are shown as Spring Boot shows the values of {@code env} and
+ * {@code configprops}: {@code management.endpoint.idempotency.show-values} is
+ * {@link Show#NEVER} by default, and each value then reads {@value #MASK}. Over HTTP
+ * {@link IdempotencyEndpointWebExtension} decides {@link Show#WHEN_AUTHORIZED} by the
+ * caller's roles; other technologies (JMX) count as authorized, as for {@code env}.
  */
 @Endpoint(id = "idempotency")
 public class IdempotencyEndpoint {
+
+	/** What a stored value that is not shown reads. */
+	public static final String MASK = "******";
 
 	private static final Log logger = LogFactory.getLog(IdempotencyEndpoint.class);
 
 	private final IdempotencyEngine engine;
 
+	private final Show showValues;
+
+	/**
+	 * An endpoint that never shows stored values.
+	 * @param engine the engine whose store is read
+	 */
 	public IdempotencyEndpoint(IdempotencyEngine engine) {
+		this(engine, Show.NEVER);
+	}
+
+	/**
+	 * An endpoint that shows stored values as {@code showValues} says.
+	 * @param engine the engine whose store is read
+	 * @param showValues when stored values are shown
+	 */
+	public IdempotencyEndpoint(IdempotencyEngine engine, Show showValues) {
 		this.engine = engine;
+		this.showValues = showValues;
 	}
 
 	/**
@@ -57,7 +84,13 @@ public class IdempotencyEndpoint {
 	 */
 	@ReadOperation
 	public @Nullable RecordDescriptor record(@Selector String workflow, @Selector String key) {
-		return store().find(new RecordId(workflow, key)).map(RecordDescriptor::of).orElse(null);
+		return record(workflow, key, this.showValues.isShown(true));
+	}
+
+	@Nullable RecordDescriptor record(String workflow, String key, boolean showValues) {
+		return store().find(new RecordId(workflow, key))
+			.map((record) -> RecordDescriptor.of(record, showValues))
+			.orElse(null);
 	}
 
 	/**
@@ -72,7 +105,7 @@ public class IdempotencyEndpoint {
 		RecordId id = new RecordId(workflow, key);
 		boolean deleted = store().delete(id);
 		if (deleted) {
-			logger.info("Deleted idempotency record " + id + " through the actuator endpoint");
+			logger.info("Deleted the idempotency record of " + id + " through the actuator endpoint");
 		}
 		return new DeletedDescriptor(workflow, key, deleted);
 	}
@@ -115,26 +148,34 @@ public class IdempotencyEndpoint {
 	 * @param attempt 1 for the first run, incremented by each takeover
 	 * @param owner the fencing token of the run that holds or held the claim
 	 * @param leaseUntil when the lease of an in-progress record runs out
-	 * @param recoveryPoint the last recovery point saved
+	 * @param recoveryPoint the last recovery point saved ({@value IdempotencyEndpoint#MASK}
+	 * unless values are shown)
 	 * @param createdAt when the record was first claimed
 	 * @param updatedAt when the record last changed
 	 * @param expiresAt when the record may be deleted
 	 * @param errorType the exception class name of a failed record
 	 * @param errorMessage the exception message of a failed record
+	 * ({@value IdempotencyEndpoint#MASK} unless values are shown)
 	 * @param responseSize the length of the stored response, {@code null} for none
 	 * @param response the stored response (JSON), {@code null} for none
+	 * ({@value IdempotencyEndpoint#MASK} unless values are shown)
 	 */
 	public record RecordDescriptor(String workflow, String key, RecordStatus status, int attempt, String owner,
 			Instant leaseUntil, @Nullable String recoveryPoint, Instant createdAt, Instant updatedAt,
 			Instant expiresAt, @Nullable String errorType, @Nullable String errorMessage,
 			@Nullable Integer responseSize, @Nullable String response) {
 
-		static RecordDescriptor of(IdempotencyRecord record) {
+		static RecordDescriptor of(IdempotencyRecord record, boolean showValues) {
 			String response = record.response();
 			return new RecordDescriptor(record.id().workflow(), record.id().key(), record.status(), record.attempt(),
-					record.owner(), record.leaseUntil(), record.recoveryPoint(), record.createdAt(),
-					record.updatedAt(), record.expiresAt(), record.errorType(), record.errorMessage(),
-					(response != null) ? response.length() : null, response);
+					record.owner(), record.leaseUntil(), value(record.recoveryPoint(), showValues), record.createdAt(),
+					record.updatedAt(), record.expiresAt(), record.errorType(),
+					value(record.errorMessage(), showValues), (response != null) ? response.length() : null,
+					value(response, showValues));
+		}
+
+		private static @Nullable String value(@Nullable String value, boolean show) {
+			return (value == null || show) ? value : MASK;
 		}
 
 	}

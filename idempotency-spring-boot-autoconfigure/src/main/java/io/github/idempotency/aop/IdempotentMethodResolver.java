@@ -20,7 +20,6 @@ import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
-import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
@@ -44,6 +43,8 @@ public class IdempotentMethodResolver {
 	private final SpelExpressionParser parser;
 
 	private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+
+	private final DefaultWorkflows defaultWorkflows = new DefaultWorkflows();
 
 	private final IdempotencyEngine engine;
 
@@ -103,12 +104,12 @@ public class IdempotentMethodResolver {
 		String name = ClassUtils.getUserClass(targetClass).getName() + "." + method.getName();
 		try {
 			String workflow = StringUtils.hasText(annotation.workflow()) ? resolvePlaceholders(annotation.workflow())
-					: ClassUtils.getUserClass(targetClass).getSimpleName() + "." + method.getName();
+					: this.defaultWorkflows.of(method, targetClass);
 			Expression key = parse("key", annotation.key());
 			Expression payload = StringUtils.hasText(annotation.payload()) ? parse("payload", annotation.payload())
 					: null;
 			OperationDefinition definition = new OperationDefinition(workflow,
-					ResolvableType.forMethodReturnType(method, targetClass).getType(), payload != null,
+					ResultTypes.resolve(method, ClassUtils.getUserClass(targetClass)), payload != null,
 					duration("leaseTtl", annotation.leaseTtl()), duration("retention", annotation.retention()),
 					annotation.onInProgress(), List.of(annotation.recordFailureFor()));
 			return new IdempotentMethod(method, this.engine.prepare(definition), key, payload);

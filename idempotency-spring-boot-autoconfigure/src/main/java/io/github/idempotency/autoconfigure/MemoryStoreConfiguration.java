@@ -1,19 +1,31 @@
 package io.github.idempotency.autoconfigure;
 
+import java.time.Duration;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 
+/**
+ * The memory store, and the scheduled cleanup that keeps it from growing for ever.
+ */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnMissingBean(IdempotencyStore.class)
 @Conditional(BackendCondition.class)
+@EnableConfigurationProperties(IdempotencyMemoryProperties.class)
 class MemoryStoreConfiguration {
 
 	private static final Log logger = LogFactory.getLog(MemoryStoreConfiguration.class);
@@ -26,6 +38,28 @@ class MemoryStoreConfiguration {
 					+ "set idempotency.backend=jdbc or redis for production.");
 		}
 		return new MemoryIdempotencyStore();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Conditional(OnCleanupEnabledCondition.class)
+	MemoryExpiredRecordsCleaner idempotencyMemoryCleaner(MemoryIdempotencyStore store,
+			IdempotencyMemoryProperties properties) {
+		return new MemoryExpiredRecordsCleaner(store, properties.getCleanupInterval());
+	}
+
+	static class OnCleanupEnabledCondition extends SpringBootCondition {
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			Duration interval = Binder.get(context.getEnvironment())
+				.bind("idempotency.memory.cleanup-interval", Duration.class)
+				.orElse(Duration.ofMinutes(1));
+			String message = "idempotency.memory.cleanup-interval is " + interval;
+			return (interval.isZero() || interval.isNegative()) ? ConditionOutcome.noMatch(message)
+					: ConditionOutcome.match(message);
+		}
+
 	}
 
 }

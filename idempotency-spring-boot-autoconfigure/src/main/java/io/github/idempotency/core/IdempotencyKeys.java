@@ -1,7 +1,11 @@
 package io.github.idempotency.core;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 
 import org.jspecify.annotations.Nullable;
 
@@ -10,11 +14,28 @@ import io.github.idempotency.MissingIdempotencyKeyException;
 import org.springframework.util.ClassUtils;
 
 /**
- * Turns the value of a key expression into key text and validates it: {@code String} as
- * is; {@code byte[]}, Kafka {@code Header} and {@code ByteBuffer} as UTF-8; anything else
- * by {@code toString()}.
+ * Turns the value of a key expression into key text and validates it. The mapping is
+ * injective: two different values never become the same key, and a value read from bytes
+ * meets the same value given as text.
+ * <ul>
+ * <li>text ({@code String}, or anything else by {@code toString()}) as is;</li>
+ * <li>bytes ({@code byte[]}, {@code ByteBuffer}, a Kafka {@code Header}'s value) that are
+ * valid UTF-8 as the text they decode to (strictly: no replacement characters);</li>
+ * <li>other bytes (raw UUIDs, hashes) as U+FFFD (the replacement character) followed by
+ * their unpadded base64url form: U+FFFD and {@code _w} for the single byte
+ * {@code 0xFF};</li>
+ * <li>text that itself begins with U+FFFD gets a second one in front, so that it can
+ * never read as the binary form of some bytes.</li>
+ * </ul>
+ * Keys from the three forms cannot meet: only the binary form starts with one U+FFFD and
+ * then a base64url character, only escaped text with two, and other text with none.
  */
 final class IdempotencyKeys {
+
+	/** The first character of a key made from bytes that are not UTF-8. */
+	private static final char MARK = '\uFFFD';
+
+	private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
 
 	private static final boolean KAFKA_PRESENT = ClassUtils.isPresent("org.apache.kafka.common.header.Header",
 			IdempotencyKeys.class.getClassLoader());
@@ -39,23 +60,42 @@ final class IdempotencyKeys {
 		return key;
 	}
 
-	private static @Nullable String toText(@Nullable Object value) {
-		if (value == null || value instanceof String) {
-			return (String) value;
+	static @Nullable String toText(@Nullable Object value) {
+		if (value == null) {
+			return null;
 		}
 		if (value instanceof byte[] bytes) {
-			return new String(bytes, StandardCharsets.UTF_8);
+			return fromBytes(bytes);
 		}
 		if (value instanceof ByteBuffer buffer) {
-			return StandardCharsets.UTF_8.decode(buffer.duplicate()).toString();
+			ByteBuffer remaining = buffer.duplicate();
+			byte[] bytes = new byte[remaining.remaining()];
+			remaining.get(bytes);
+			return fromBytes(bytes);
 		}
 		if (KAFKA_PRESENT) {
 			byte[] header = KafkaHeaderValue.of(value);
 			if (header != null) {
-				return new String(header, StandardCharsets.UTF_8);
+				return fromBytes(header);
 			}
 		}
-		return value.toString();
+		return fromText(value.toString());
+	}
+
+	private static String fromText(String text) {
+		return (!text.isEmpty() && text.charAt(0) == MARK) ? MARK + text : text;
+	}
+
+	private static String fromBytes(byte[] bytes) {
+		CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+			.onMalformedInput(CodingErrorAction.REPORT)
+			.onUnmappableCharacter(CodingErrorAction.REPORT);
+		try {
+			return fromText(decoder.decode(ByteBuffer.wrap(bytes)).toString());
+		}
+		catch (CharacterCodingException ex) {
+			return MARK + BASE64URL.encodeToString(bytes);
+		}
 	}
 
 	/** Isolates the Kafka type so the class loads without kafka-clients. */

@@ -71,11 +71,11 @@ class IdempotentAspectTest {
 	}
 
 	@Test
-	void workflowDefaultsToClassAndMethodName() {
+	void workflowDefaultsToClassMethodAndParameterTypes() {
 		this.runner.withUserConfiguration(Payments.class).run((context) -> {
 			context.getBean(PaymentService.class).byPosition("k", "v");
 			assertThat(context.getBean(IdempotencyStore.class)
-				.find(new RecordId("PaymentService.byPosition", "k"))).isPresent();
+				.find(new RecordId(PaymentService.class.getName() + ".byPosition(String,String)", "k"))).isPresent();
 		});
 	}
 

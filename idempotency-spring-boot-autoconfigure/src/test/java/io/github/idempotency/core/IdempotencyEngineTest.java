@@ -227,7 +227,7 @@ class IdempotencyEngineTest {
 					Duration.ofDays(1))).acquiredHandle().complete("{not json");
 			assertThatExceptionOfType(IdempotencyStoreException.class)
 				.isThrownBy(() -> charge(operation(Receipt.class), "k1", "p"))
-				.withMessageContaining("payment/k1")
+				.withMessageContaining("workflow 'payment' key 'k1'")
 				.withMessageContaining("cannot be read");
 			assertThat(IdempotencyEngineTest.this.runs).hasValue(0);
 			assertThat(requests(Outcome.STORE_ERROR)).isOne();

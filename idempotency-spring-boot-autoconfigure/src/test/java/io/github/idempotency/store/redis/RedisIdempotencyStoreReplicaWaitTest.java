@@ -76,7 +76,7 @@ class RedisIdempotencyStoreReplicaWaitTest {
 			.fail(new IllegalStateException("no"))).isTrue();
 		assertThat(this.store.find(id)).hasValueSatisfying(
 				(record) -> assertThat(record.errorType()).isEqualTo(IllegalStateException.class.getName()));
-		assertThat(output).contains("of 2 Redis replicas acknowledged wait/k1");
+		assertThat(output).contains("of 2 Redis replicas acknowledged workflow 'wait' key 'k1'");
 	}
 
 }

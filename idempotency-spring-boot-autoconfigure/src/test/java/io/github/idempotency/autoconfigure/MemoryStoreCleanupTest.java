@@ -1,0 +1,98 @@
+package io.github.idempotency.autoconfigure;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.idempotency.IdempotencyTemplate;
+import io.github.idempotency.IdempotentRequest;
+import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.testsupport.UnreachableIdempotencyStore;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The memory store's expired records are dropped on a schedule, so the store holds only
+ * the records within their retention.
+ */
+class MemoryStoreCleanupTest {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, IdempotencyAutoConfiguration.class))
+		.withPropertyValues("idempotency.backend=memory");
+
+	@Test
+	void theMemoryStoreIsCleanedUpEveryMinute() {
+		this.runner.run((context) -> {
+			assertThat(context).hasSingleBean(MemoryExpiredRecordsCleaner.class);
+			MemoryExpiredRecordsCleaner cleaner = context.getBean(MemoryExpiredRecordsCleaner.class);
+			assertThat(cleaner.isRunning()).isTrue();
+			assertThat(cleaner.getInterval()).isEqualTo(Duration.ofMinutes(1));
+		});
+	}
+
+	@Test
+	void theIntervalIsAProperty() {
+		this.runner.withPropertyValues("idempotency.memory.cleanup-interval=5s")
+			.run((context) -> assertThat(context.getBean(MemoryExpiredRecordsCleaner.class).getInterval())
+				.isEqualTo(Duration.ofSeconds(5)));
+	}
+
+	@Test
+	void zeroTurnsTheCleanupOff() {
+		this.runner.withPropertyValues("idempotency.memory.cleanup-interval=0")
+			.run((context) -> assertThat(context).doesNotHaveBean(MemoryExpiredRecordsCleaner.class));
+	}
+
+	@Test
+	void anotherStoreHasNoMemoryCleanup() {
+		this.runner.withBean(IdempotencyStore.class, () -> new UnreachableIdempotencyStore("redis"))
+			.run((context) -> assertThat(context).doesNotHaveBean(MemoryExpiredRecordsCleaner.class));
+	}
+
+	@Test
+	void theCleanerDropsTheExpiredRecordsOfTheStoreAndKeepsTheOthers() {
+		this.runner.run((context) -> {
+			IdempotencyTemplate template = context.getBean(IdempotencyTemplate.class);
+			template.execute(IdempotentRequest.of("payment", "short").withRetention(Duration.ofMillis(1)),
+					String.class, () -> "expires at once");
+			template.execute(IdempotentRequest.of("payment", "kept"), String.class, () -> "kept for 7 days");
+			MemoryExpiredRecordsCleaner cleaner = context.getBean(MemoryExpiredRecordsCleaner.class);
+			await().atMost(Duration.ofSeconds(5)).until(() -> cleaner.cleanUp() == 1);
+			assertThat(cleaner.cleanUp()).isZero();
+			assertThat(template.execute(IdempotentRequest.of("payment", "kept"), String.class, () -> "ran again"))
+				.isEqualTo("kept for 7 days");
+		});
+	}
+
+	@Test
+	void theCleanupRunsRepeatedlyUntilStopped() throws InterruptedException {
+		CountDownLatch threeRuns = new CountDownLatch(3);
+		AtomicInteger runs = new AtomicInteger();
+		MemoryExpiredRecordsCleaner cleaner = new MemoryExpiredRecordsCleaner(() -> {
+			runs.incrementAndGet();
+			threeRuns.countDown();
+			if (runs.get() == 1) {
+				throw new IllegalStateException("a failed run does not end the schedule");
+			}
+			return 2;
+		}, Duration.ofMillis(5));
+		cleaner.start();
+		try {
+			assertThat(cleaner.isRunning()).isTrue();
+			assertThat(threeRuns.await(5, TimeUnit.SECONDS)).isTrue();
+		}
+		finally {
+			cleaner.stop();
+		}
+		assertThat(cleaner.isRunning()).isFalse();
+	}
+
+}
