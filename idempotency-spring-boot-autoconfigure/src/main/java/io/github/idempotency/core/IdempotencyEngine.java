@@ -63,7 +63,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		this.store = store;
 		this.jsonMapper = jsonMapper;
 		this.settings = settings;
-		this.observer = observer;
+		this.observer = IsolatedObserver.of(observer);
 		this.keys = new IdempotencyKeys(settings.maxKeyLength());
 		this.fingerprints = new Fingerprints(jsonMapper);
 		this.renewer = new LeaseRenewer(this::renew);

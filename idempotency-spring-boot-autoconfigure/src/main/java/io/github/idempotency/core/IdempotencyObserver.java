@@ -2,8 +2,8 @@ package io.github.idempotency.core;
 
 /**
  * Receives what the engine does, for metrics. Every method has an empty default; the
- * engine calls them on the calling thread, so implementations must be fast and must not
- * throw.
+ * engine calls them on the calling thread, so implementations must be fast. What one
+ * throws is logged and ignored: an observer never changes the protocol's outcome.
  */
 public interface IdempotencyObserver {
 
