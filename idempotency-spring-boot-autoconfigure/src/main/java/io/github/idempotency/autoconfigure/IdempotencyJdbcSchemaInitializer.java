@@ -14,8 +14,18 @@ import org.springframework.boot.jdbc.init.PropertiesBasedDataSourceScriptDatabas
 public class IdempotencyJdbcSchemaInitializer
 		extends PropertiesBasedDataSourceScriptDatabaseInitializer<IdempotencyJdbcProperties> {
 
+	/**
+	 * The platforms whose schema file is another's.
+	 */
+	static final Map<DatabaseDriver, String> PLATFORMS = Map.of(DatabaseDriver.MARIADB, "mysql");
+
+	/**
+	 * The table the shipped schema files create.
+	 */
+	static final String SHIPPED_TABLE = "idempotency_record";
+
 	public IdempotencyJdbcSchemaInitializer(DataSource dataSource, IdempotencyJdbcProperties properties) {
-		super(dataSource, properties, Map.of(DatabaseDriver.MARIADB, "mysql"));
+		super(dataSource, properties, PLATFORMS);
 	}
 
 }
