@@ -21,6 +21,13 @@ class H2JdbcStoreTableTest extends JdbcStoreTableTests {
 	}
 
 	@Override
+	protected String createSchema() {
+		String name = "idem_" + UUID.randomUUID().toString().replace("-", "");
+		jdbc().sql("CREATE SCHEMA " + name).update();
+		return name;
+	}
+
+	@Override
 	protected DataSource database() {
 		// the user Spring Boot connects an embedded database with, who then owns it
 		return new DriverManagerDataSource(this.url, "sa", "");

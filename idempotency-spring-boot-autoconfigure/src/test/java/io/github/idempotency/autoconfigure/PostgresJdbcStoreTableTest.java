@@ -52,6 +52,7 @@ class PostgresJdbcStoreTableTest extends JdbcStoreTableTests {
 	/**
 	 * @return the name of a new, empty schema, dropped after the test
 	 */
+	@Override
 	protected String createSchema() {
 		String name = "idem_" + UUID.randomUUID().toString().replace("-", "");
 		server().sql("CREATE SCHEMA " + name).update();
