@@ -15,6 +15,7 @@ import io.github.idempotency.testsupport.TestDatabases;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -128,6 +129,19 @@ abstract class JdbcStoreTableTests {
 				assertThat(context).hasNotFailed();
 				assertRoundTrip(context, "own_records");
 				assertThat(exists("idempotency_record")).isTrue();
+			});
+	}
+
+	@Test
+	void aTableThatAnotherDatabaseInitializerCreatesIsThereBeforeTheCheck() {
+		// spring.sql.init is detected like Flyway and Liquibase: the store waits for each
+		runner().withConfiguration(AutoConfigurations.of(DataSourceInitializationAutoConfiguration.class))
+			.withPropertyValues("idempotency.jdbc.initialize-schema=never", "idempotency.jdbc.table-name=own_records",
+					"spring.sql.init.mode=always",
+					"spring.sql.init.schema-locations=classpath:io/github/idempotency/autoconfigure/own-schema.sql")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertRoundTrip(context, "own_records");
 			});
 	}
 
