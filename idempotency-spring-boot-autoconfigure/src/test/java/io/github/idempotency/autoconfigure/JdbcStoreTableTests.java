@@ -121,6 +121,16 @@ abstract class JdbcStoreTableTests {
 	}
 
 	@Test
+	void aMixedCaseTableNameIsCheckedAsTheDatabaseFoldsIt() {
+		TestDatabases.createTable(database(), platform(), "custom_x");
+		runner().withPropertyValues("idempotency.jdbc.initialize-schema=never", "idempotency.jdbc.table-name=Custom_X")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertRoundTrip(context, "custom_x");
+			});
+	}
+
+	@Test
 	void withAlwaysAScriptOfYourOwnRunsAsItIs() {
 		runner().withPropertyValues("idempotency.jdbc.initialize-schema=always",
 				"idempotency.jdbc.schema=classpath:io/github/idempotency/autoconfigure/own-schema.sql",

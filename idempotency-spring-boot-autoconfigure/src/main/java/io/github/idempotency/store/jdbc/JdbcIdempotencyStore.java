@@ -299,7 +299,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 			return List.of();
 		}
 		jdbc.sql("SELECT 1 FROM " + tableName + " WHERE 1 = 0").query().listOfRows();
-		return Stream.of(JdbcDialect.COLUMNS.split(", ")).filter((column) -> !selects(jdbc, column, tableName)).toList();
+		return Stream.of(JdbcDialect.COLUMNS.split(","))
+			.map(String::trim)
+			.filter((column) -> !selects(jdbc, column, tableName))
+			.toList();
 	}
 
 	private static boolean selects(JdbcClient jdbc, String columns, String tableName) {
