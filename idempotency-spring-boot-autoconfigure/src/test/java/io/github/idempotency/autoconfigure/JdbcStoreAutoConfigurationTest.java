@@ -81,6 +81,16 @@ class JdbcStoreAutoConfigurationTest {
 	}
 
 	@Test
+	void theStoreAndTheCleanerWaitForTheSchemaInitializerWithoutOtherDatabaseInitialization() {
+		this.runner.run((context) -> {
+			assertThat(context.getBeanFactory().getBeanDefinition("idempotencyStore").getDependsOn())
+				.contains("idempotencyJdbcSchemaInitializer");
+			assertThat(context.getBeanFactory().getBeanDefinition("idempotencyJdbcCleaner").getDependsOn())
+				.contains("idempotencyJdbcSchemaInitializer");
+		});
+	}
+
+	@Test
 	void cleanupRunsByDefaultAndAZeroIntervalTurnsItOff() {
 		this.runner.run((context) -> assertThat(context).hasSingleBean(JdbcExpiredRecordsCleaner.class));
 		this.runner.withPropertyValues("idempotency.jdbc.cleanup.interval=0")
