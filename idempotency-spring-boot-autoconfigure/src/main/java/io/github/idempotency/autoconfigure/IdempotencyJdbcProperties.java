@@ -16,8 +16,10 @@ public class IdempotencyJdbcProperties extends DatabaseInitializationProperties 
 	private static final String DEFAULT_SCHEMA_LOCATION = "classpath:io/github/idempotency/store/jdbc/schema-@@platform@@.sql";
 
 	/**
-	 * Name of the table of idempotency records. The shipped schema creates
-	 * 'idempotency_record'; another name needs a schema of your own.
+	 * Name of the table of idempotency records, optionally schema-qualified
+	 * ('schema.table'). The shipped schema script creates the table under this name (and
+	 * its index as '<table>_expires_at'); a script of your own (idempotency.jdbc.schema)
+	 * runs as it is.
 	 */
 	private String tableName = "idempotency_record";
 

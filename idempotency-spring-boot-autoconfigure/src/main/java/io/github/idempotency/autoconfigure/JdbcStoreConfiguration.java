@@ -28,9 +28,19 @@ class JdbcStoreConfiguration {
 		return createStore(dataSource, properties);
 	}
 
+	/**
+	 * The jdbc store, its table checked: every bean that calls this waits for database
+	 * initialization ({@link JdbcStoreDependsOnDatabaseInitializationDetector}), so a
+	 * table still missing now would fail every call.
+	 * @param dataSource the application's data source
+	 * @param properties the jdbc store's properties
+	 * @return the store
+	 */
 	static JdbcIdempotencyStore createStore(DataSource dataSource, IdempotencyJdbcProperties properties) {
-		return new JdbcIdempotencyStore(dataSource, properties.getTableName(), properties.getLockTimeout(),
-				Clock.systemUTC());
+		JdbcIdempotencyStore store = new JdbcIdempotencyStore(dataSource, properties.getTableName(),
+				properties.getLockTimeout(), Clock.systemUTC());
+		JdbcTableVerifier.verify(dataSource, properties);
+		return store;
 	}
 
 }

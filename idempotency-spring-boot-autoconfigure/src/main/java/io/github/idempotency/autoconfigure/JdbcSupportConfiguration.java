@@ -11,18 +11,23 @@ import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.sql.autoconfigure.init.OnDatabaseInitializationCondition;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * What every store on the jdbc table needs (the jdbc and the hybrid backends): its schema
- * and the cleanup of expired records.
+ * and the cleanup of expired records. The stores wait for database initialization (this
+ * schema, Flyway, Liquibase) even when no other auto-configuration turned that ordering
+ * on ({@link DatabaseInitializationDependencyConfigurer}, as Spring Session JDBC does).
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(IdempotencyJdbcProperties.class)
+@Import(DatabaseInitializationDependencyConfigurer.class)
 class JdbcSupportConfiguration {
 
 	@Bean

@@ -12,6 +12,7 @@ import io.github.idempotency.core.IdempotencyEngine;
 import io.github.idempotency.store.jdbc.JdbcExpiredRecordsCleaner;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
+import io.github.idempotency.testsupport.TestDatabases;
 import io.github.idempotency.testsupport.TestServers;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -20,6 +21,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerA
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,12 +30,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class JdbcStoreAutoConfigurationTest {
 
+	private final String url = "jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				IdempotencyAutoConfiguration.class))
-		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
-				"spring.datasource.generate-unique-name=false");
+		.withPropertyValues("spring.datasource.url=" + this.url, "spring.datasource.generate-unique-name=false");
 
 	@Test
 	void withADataSourceAndNoBackendTheStoreIsJdbc() {
@@ -71,9 +74,20 @@ class JdbcStoreAutoConfigurationTest {
 
 	@Test
 	void initializeSchemaNeverCreatesNoInitializer() {
+		TestDatabases.createTable(new DriverManagerDataSource(this.url, "sa", ""), "h2", "idempotency_record");
 		this.runner.withPropertyValues("idempotency.jdbc.initialize-schema=never")
 			.run((context) -> assertThat(context).doesNotHaveBean(IdempotencyJdbcSchemaInitializer.class)
 				.hasSingleBean(JdbcIdempotencyStore.class));
+	}
+
+	@Test
+	void theStoreAndTheCleanerWaitForTheSchemaInitializerWithoutOtherDatabaseInitialization() {
+		this.runner.run((context) -> {
+			assertThat(context.getBeanFactory().getBeanDefinition("idempotencyStore").getDependsOn())
+				.contains("idempotencyJdbcSchemaInitializer");
+			assertThat(context.getBeanFactory().getBeanDefinition("idempotencyJdbcCleaner").getDependsOn())
+				.contains("idempotencyJdbcSchemaInitializer");
+		});
 	}
 
 	@Test

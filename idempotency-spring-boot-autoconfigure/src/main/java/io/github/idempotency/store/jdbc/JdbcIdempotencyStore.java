@@ -5,8 +5,10 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import javax.sql.DataSource;
 
@@ -24,6 +26,8 @@ import io.github.idempotency.store.RecordStatus;
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.BadSqlGrammarException;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
@@ -334,6 +338,39 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 			}
 		}
 		return false;
+	}
+
+	/**
+	 * The columns the store reads and writes that {@code tableName} lacks on
+	 * {@code dataSource}, each looked up by a query that reads no row, so that names resolve
+	 * as in the store's own statements (schema-qualified, in the database's case): one query
+	 * when none is missing.
+	 * @param dataSource the data source
+	 * @param tableName the table, as given to the constructor
+	 * @return the missing columns, empty when the table has them all
+	 * @throws BadSqlGrammarException when there is no such table
+	 */
+	public static List<String> missingColumns(DataSource dataSource, String tableName) {
+		Assert.isTrue(TABLE_NAME.matcher(tableName).matches(), () -> "Invalid table name '" + tableName + "'");
+		JdbcClient jdbc = JdbcClient.create(dataSource);
+		if (selects(jdbc, JdbcDialect.COLUMNS, tableName)) {
+			return List.of();
+		}
+		jdbc.sql("SELECT 1 FROM " + tableName + " WHERE 1 = 0").query().listOfRows();
+		return Stream.of(JdbcDialect.COLUMNS.split(","))
+			.map(String::trim)
+			.filter((column) -> !selects(jdbc, column, tableName))
+			.toList();
+	}
+
+	private static boolean selects(JdbcClient jdbc, String columns, String tableName) {
+		try {
+			jdbc.sql("SELECT " + columns + " FROM " + tableName + " WHERE 1 = 0").query().listOfRows();
+			return true;
+		}
+		catch (BadSqlGrammarException ex) {
+			return false;
+		}
 	}
 
 }
