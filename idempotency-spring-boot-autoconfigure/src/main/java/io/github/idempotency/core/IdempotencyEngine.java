@@ -1,6 +1,9 @@
 package io.github.idempotency.core;
 
+import java.lang.reflect.Type;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -76,7 +79,9 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * @throws IllegalStateException when the result type cannot be written and read back
 	 */
 	public IdempotentOperation prepare(OperationDefinition definition) {
-		return new IdempotentOperation(definition, ResultCodec.forType(this.jsonMapper, definition.resultType()),
+		AsyncResult async = AsyncResult.of(definition.resultType());
+		Type valueType = (async != null) ? async.valueType() : definition.resultType();
+		return new IdempotentOperation(definition, ResultCodec.forType(this.jsonMapper, valueType), async,
 				this.settings);
 	}
 
@@ -100,6 +105,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 		catch (IdempotencyException ex) {
 			this.observer.onRequest(workflow, Outcome.INVALID_KEY);
 			throw ex;
+		}
+		if (operation.async() != null && Transactions.isActive()) {
+			throw new IllegalStateException("The asynchronous idempotent operation '" + workflow + "' is called inside "
+					+ "a transaction, which would end before its result is known: call it outside any transaction");
 		}
 		String fingerprint = operation.fingerprinted() ? this.fingerprints.of(payload) : null;
 		ClaimRequest request = new ClaimRequest(id, nextOwner(), fingerprint, operation.leaseTtl(),
@@ -201,6 +210,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 		String response;
 		try {
 			result = action.proceed();
+			if (operation.async() != null) {
+				Execution.unbind(previous);
+				return settleLater(execution, claim, lease, operation.async(), result);
+			}
 			response = operation.codec().write(result);
 		}
 		catch (Throwable ex) {
@@ -213,6 +226,41 @@ public final class IdempotencyEngine implements AutoCloseable {
 		cancel(lease);
 		complete(execution, claim, response);
 		return result;
+	}
+
+	/**
+	 * Completes, fails or releases the claim once an asynchronous result settles (the lease
+	 * renewed until then), and answers with a result that settles after the record did.
+	 */
+	private Object settleLater(Execution execution, ClaimHandle claim, LeaseRenewer.@Nullable Lease lease,
+			AsyncResult async, @Nullable Object result) {
+		if (result == null) {
+			throw new IllegalStateException("The asynchronous idempotent operation '" + execution.workflow()
+					+ "' returned null instead of a result that settles");
+		}
+		CompletableFuture<@Nullable Object> settled = new CompletableFuture<>();
+		async.stage(result).whenComplete((value, failure) -> {
+			cancel(lease);
+			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
+					? failure.getCause() : failure;
+			try {
+				if (cause != null) {
+					finishAfterFailure(execution, claim, cause);
+					settled.completeExceptionally(cause);
+				}
+				else {
+					complete(execution, claim, execution.operation().codec().write(value));
+					settled.complete(value);
+				}
+			}
+			catch (RuntimeException ex) {
+				if (cause == null) {
+					finishAfterFailure(execution, claim, ex);
+				}
+				settled.completeExceptionally(ex);
+			}
+		});
+		return async.of(settled);
 	}
 
 	private void complete(Execution execution, ClaimHandle claim, @Nullable String response) {
@@ -256,7 +304,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		try {
 			Object result = operation.codec().read(record.response());
 			this.observer.onRequest(operation.workflow(), Outcome.HIT);
-			return result;
+			return (operation.async() != null) ? operation.async().completed(result) : result;
 		}
 		catch (RuntimeException ex) {
 			this.observer.onRequest(operation.workflow(), Outcome.STORE_ERROR);

@@ -3,6 +3,8 @@ package io.github.idempotency.core;
 import java.time.Duration;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import io.github.idempotency.InProgressPolicy;
 
 /**
@@ -15,6 +17,8 @@ public final class IdempotentOperation {
 
 	private final ResultCodec codec;
 
+	private final @Nullable AsyncResult async;
+
 	private final boolean fingerprinted;
 
 	private final Duration leaseTtl;
@@ -25,9 +29,11 @@ public final class IdempotentOperation {
 
 	private final List<Class<? extends Throwable>> recordFailureFor;
 
-	IdempotentOperation(OperationDefinition definition, ResultCodec codec, EngineSettings settings) {
+	IdempotentOperation(OperationDefinition definition, ResultCodec codec, @Nullable AsyncResult async,
+			EngineSettings settings) {
 		this.workflow = definition.workflow();
 		this.codec = codec;
+		this.async = async;
 		this.fingerprinted = definition.fingerprinted();
 		this.leaseTtl = (definition.leaseTtl() != null) ? definition.leaseTtl() : settings.leaseTtl();
 		this.retention = (definition.retention() != null) ? definition.retention() : settings.retention();
@@ -42,6 +48,14 @@ public final class IdempotentOperation {
 
 	ResultCodec codec() {
 		return this.codec;
+	}
+
+	/**
+	 * How a result that arrives after the call returns is followed.
+	 * @return the asynchronous shape, or {@code null} for a synchronous result
+	 */
+	@Nullable AsyncResult async() {
+		return this.async;
 	}
 
 	boolean fingerprinted() {
