@@ -17,7 +17,7 @@ import org.springframework.util.ClassUtils;
 class JdbcStoreDependsOnDatabaseInitializationDetector implements DependsOnDatabaseInitializationDetector {
 
 	private static final List<String> TYPES = List.of("io.github.idempotency.store.jdbc.JdbcIdempotencyStore",
-			"io.github.idempotency.store.jdbc.JdbcExpiredRecordsCleaner",
+			"io.github.idempotency.store.ExpiredRecordsCleaner",
 			"io.github.idempotency.store.hybrid.HybridIdempotencyStore");
 
 	@Override

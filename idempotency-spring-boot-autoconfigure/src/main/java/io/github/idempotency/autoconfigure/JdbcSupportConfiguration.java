@@ -4,7 +4,8 @@ import java.time.Duration;
 
 import javax.sql.DataSource;
 
-import io.github.idempotency.store.jdbc.JdbcExpiredRecordsCleaner;
+import io.github.idempotency.store.ExpiredRecordsCleaner;
+import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
@@ -41,9 +42,11 @@ class JdbcSupportConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@Conditional(OnCleanupEnabledCondition.class)
-	JdbcExpiredRecordsCleaner idempotencyJdbcCleaner(DataSource dataSource, IdempotencyJdbcProperties properties) {
-		return new JdbcExpiredRecordsCleaner(JdbcStoreConfiguration.createStore(dataSource, properties), properties.getCleanup().getInterval(),
-				properties.getCleanup().getBatchSize());
+	ExpiredRecordsCleaner idempotencyJdbcCleaner(DataSource dataSource, IdempotencyJdbcProperties properties) {
+		JdbcIdempotencyStore store = JdbcStoreConfiguration.createStore(dataSource, properties);
+		int batchSize = properties.getCleanup().getBatchSize();
+		return new ExpiredRecordsCleaner("jdbc", () -> store.deleteExpired(batchSize),
+				properties.getCleanup().getInterval());
 	}
 
 	static class OnIdempotencyJdbcInitializationCondition extends OnDatabaseInitializationCondition {

@@ -6,6 +6,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -43,9 +44,9 @@ class MemoryStoreConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@Conditional(OnCleanupEnabledCondition.class)
-	MemoryExpiredRecordsCleaner idempotencyMemoryCleaner(MemoryIdempotencyStore store,
+	ExpiredRecordsCleaner idempotencyMemoryCleaner(MemoryIdempotencyStore store,
 			IdempotencyMemoryProperties properties) {
-		return new MemoryExpiredRecordsCleaner(store, properties.getCleanupInterval());
+		return new ExpiredRecordsCleaner("memory", store::purgeExpired, properties.getCleanupInterval());
 	}
 
 	static class OnCleanupEnabledCondition extends SpringBootCondition {

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
 import io.github.idempotency.core.IdempotencyEngine;
-import io.github.idempotency.store.jdbc.JdbcExpiredRecordsCleaner;
+import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 import io.github.idempotency.testsupport.TestDatabases;
@@ -92,9 +92,9 @@ class JdbcStoreAutoConfigurationTest {
 
 	@Test
 	void cleanupRunsByDefaultAndAZeroIntervalTurnsItOff() {
-		this.runner.run((context) -> assertThat(context).hasSingleBean(JdbcExpiredRecordsCleaner.class));
+		this.runner.run((context) -> assertThat(context).hasSingleBean(ExpiredRecordsCleaner.class));
 		this.runner.withPropertyValues("idempotency.jdbc.cleanup.interval=0")
-			.run((context) -> assertThat(context).doesNotHaveBean(JdbcExpiredRecordsCleaner.class));
+			.run((context) -> assertThat(context).doesNotHaveBean(ExpiredRecordsCleaner.class));
 	}
 
 	@Test

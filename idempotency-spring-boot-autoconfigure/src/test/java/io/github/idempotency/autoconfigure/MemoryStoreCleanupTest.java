@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
+import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.testsupport.UnreachableIdempotencyStore;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -31,8 +32,8 @@ class MemoryStoreCleanupTest {
 	@Test
 	void theMemoryStoreIsCleanedUpEveryMinute() {
 		this.runner.run((context) -> {
-			assertThat(context).hasSingleBean(MemoryExpiredRecordsCleaner.class);
-			MemoryExpiredRecordsCleaner cleaner = context.getBean(MemoryExpiredRecordsCleaner.class);
+			assertThat(context).hasSingleBean(ExpiredRecordsCleaner.class);
+			ExpiredRecordsCleaner cleaner = context.getBean(ExpiredRecordsCleaner.class);
 			assertThat(cleaner.isRunning()).isTrue();
 			assertThat(cleaner.getInterval()).isEqualTo(Duration.ofMinutes(1));
 		});
@@ -41,20 +42,20 @@ class MemoryStoreCleanupTest {
 	@Test
 	void theIntervalIsAProperty() {
 		this.runner.withPropertyValues("idempotency.memory.cleanup-interval=5s")
-			.run((context) -> assertThat(context.getBean(MemoryExpiredRecordsCleaner.class).getInterval())
+			.run((context) -> assertThat(context.getBean(ExpiredRecordsCleaner.class).getInterval())
 				.isEqualTo(Duration.ofSeconds(5)));
 	}
 
 	@Test
 	void zeroTurnsTheCleanupOff() {
 		this.runner.withPropertyValues("idempotency.memory.cleanup-interval=0")
-			.run((context) -> assertThat(context).doesNotHaveBean(MemoryExpiredRecordsCleaner.class));
+			.run((context) -> assertThat(context).doesNotHaveBean(ExpiredRecordsCleaner.class));
 	}
 
 	@Test
 	void anotherStoreHasNoMemoryCleanup() {
 		this.runner.withBean(IdempotencyStore.class, () -> new UnreachableIdempotencyStore("redis"))
-			.run((context) -> assertThat(context).doesNotHaveBean(MemoryExpiredRecordsCleaner.class));
+			.run((context) -> assertThat(context).doesNotHaveBean(ExpiredRecordsCleaner.class));
 	}
 
 	@Test
@@ -64,7 +65,7 @@ class MemoryStoreCleanupTest {
 			template.execute(IdempotentRequest.of("payment", "short").withRetention(Duration.ofMillis(1)),
 					String.class, () -> "expires at once");
 			template.execute(IdempotentRequest.of("payment", "kept"), String.class, () -> "kept for 7 days");
-			MemoryExpiredRecordsCleaner cleaner = context.getBean(MemoryExpiredRecordsCleaner.class);
+			ExpiredRecordsCleaner cleaner = context.getBean(ExpiredRecordsCleaner.class);
 			await().atMost(Duration.ofSeconds(5)).until(() -> cleaner.cleanUp() == 1);
 			assertThat(cleaner.cleanUp()).isZero();
 			assertThat(template.execute(IdempotentRequest.of("payment", "kept"), String.class, () -> "ran again"))
@@ -76,7 +77,7 @@ class MemoryStoreCleanupTest {
 	void theCleanupRunsRepeatedlyUntilStopped() throws InterruptedException {
 		CountDownLatch threeRuns = new CountDownLatch(3);
 		AtomicInteger runs = new AtomicInteger();
-		MemoryExpiredRecordsCleaner cleaner = new MemoryExpiredRecordsCleaner(() -> {
+		ExpiredRecordsCleaner cleaner = new ExpiredRecordsCleaner("memory", () -> {
 			runs.incrementAndGet();
 			threeRuns.countDown();
 			if (runs.get() == 1) {

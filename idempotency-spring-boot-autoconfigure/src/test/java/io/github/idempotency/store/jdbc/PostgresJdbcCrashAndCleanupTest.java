@@ -23,6 +23,7 @@ import io.github.idempotency.core.IdempotentOperation;
 import io.github.idempotency.core.OperationDefinition;
 import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.store.ClaimOutcome;
+import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.MutableClock;
@@ -146,7 +147,8 @@ class PostgresJdbcCrashAndCleanupTest {
 		claim("crashed");
 		this.clock.advance(Duration.ofHours(2));
 		claim("running");
-		JdbcExpiredRecordsCleaner cleaner = new JdbcExpiredRecordsCleaner(this.store, Duration.ofHours(1), 2);
+		ExpiredRecordsCleaner cleaner = new ExpiredRecordsCleaner("jdbc", () -> this.store.deleteExpired(2),
+				Duration.ofHours(1));
 		assertThat(cleaner.cleanUp()).isEqualTo(5);
 		assertThat(rows()).containsExactlyInAnyOrder("crashed", "running");
 		assertThat(this.store.find(new RecordId("cleanup", "running")).orElseThrow().status())
@@ -158,7 +160,8 @@ class PostgresJdbcCrashAndCleanupTest {
 	void scheduledCleanupRunsUntilStopped() {
 		claim("old", Duration.ofMinutes(1)).acquiredHandle().complete("1");
 		this.clock.advance(Duration.ofHours(1));
-		JdbcExpiredRecordsCleaner cleaner = new JdbcExpiredRecordsCleaner(this.store, Duration.ofMillis(50), 10);
+		ExpiredRecordsCleaner cleaner = new ExpiredRecordsCleaner("jdbc", () -> this.store.deleteExpired(10),
+				Duration.ofMillis(50));
 		cleaner.start();
 		try {
 			await().atMost(Duration.ofSeconds(10)).until(() -> rows().isEmpty());

@@ -1,0 +1,104 @@
+package io.github.idempotency.store;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.util.Assert;
+
+/**
+ * Removes a store's expired records every {@code interval}, from one daemon thread that
+ * starts and stops with the application context: the jdbc store's batched delete, the
+ * memory store's purge. Several instances may run it at once on a shared store: each
+ * pass removes what it finds expired.
+ */
+public final class ExpiredRecordsCleaner implements SmartLifecycle {
+
+	private static final Log logger = LogFactory.getLog(ExpiredRecordsCleaner.class);
+
+	private final String backend;
+
+	private final IntSupplier removeExpired;
+
+	private final Duration interval;
+
+	private volatile @Nullable ScheduledExecutorService executor;
+
+	/**
+	 * A cleaner started with the application context.
+	 * @param backend the store's backend name, for the thread and the log lines
+	 * @param removeExpired removes the expired records, answering how many
+	 * @param interval the time between two passes; positive
+	 */
+	public ExpiredRecordsCleaner(String backend, IntSupplier removeExpired, Duration interval) {
+		Assert.isTrue(!interval.isZero() && !interval.isNegative(),
+				() -> "The cleanup interval must be positive, not " + interval);
+		this.backend = backend;
+		this.removeExpired = removeExpired;
+		this.interval = interval;
+	}
+
+	/**
+	 * Removes the expired records now.
+	 * @return how many were removed
+	 */
+	public int cleanUp() {
+		int removed = this.removeExpired.getAsInt();
+		if (removed > 0 && logger.isDebugEnabled()) {
+			logger.debug("Removed " + removed + " expired idempotency records from the " + this.backend + " store");
+		}
+		return removed;
+	}
+
+	/**
+	 * How often the records are cleaned up.
+	 * @return the interval
+	 */
+	public Duration getInterval() {
+		return this.interval;
+	}
+
+	@Override
+	public void start() {
+		ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "idempotency-" + this.backend + "-cleanup");
+			thread.setDaemon(true);
+			return thread;
+		});
+		long millis = this.interval.toMillis();
+		scheduler.scheduleWithFixedDelay(this::cleanUpQuietly, millis, millis, TimeUnit.MILLISECONDS);
+		this.executor = scheduler;
+	}
+
+	private void cleanUpQuietly() {
+		try {
+			cleanUp();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not remove the expired idempotency records of the " + this.backend
+					+ " store; trying again in " + this.interval, ex);
+		}
+	}
+
+	@Override
+	public void stop() {
+		ScheduledExecutorService scheduler = this.executor;
+		if (scheduler != null) {
+			scheduler.shutdownNow();
+			this.executor = null;
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.executor != null;
+	}
+
+}
