@@ -73,11 +73,11 @@ import static org.awaitility.Awaitility.await;
  * again, by whichever thread picks the slot next, until it is finished. The business
  * effect is a row of {@value #EFFECTS}, written inside the run:
  * <ul>
- * <li>in a transaction on the store's data source, which the claim and the completion
- * join: a crash before the commit (the transaction rolls back after the completion), a
- * retryable failure and a permanent one roll the effect and the claim back together, so
- * the redelivery legitimately runs the key again; a permanent failure is stored
- * afterwards, and that key is finished with no effect;</li>
+ * <li>in a transaction on the store's data source (half of them reading first), which
+ * the claim and the completion join: a crash before the commit (the transaction rolls
+ * back after the completion), a retryable failure and a permanent one roll the effect and
+ * the claim back together, so the redelivery legitimately runs the key again; a permanent
+ * failure is stored afterwards, and that key is finished with no effect;</li>
  * <li>without a transaction, with the lease renewed: the effect commits at once, before
  * the completion, and such a run never gives up its claim after writing it (its failures
  * are thrown before the effect); a few slow runs outlive their first lease, held by its
@@ -320,7 +320,15 @@ abstract class JdbcSoakTests {
 		try {
 			Object result;
 			if (delivery.inTransaction) {
+				boolean readFirst = ThreadLocalRandom.current().nextBoolean();
 				result = this.transactions.execute((status) -> {
+					if (readFirst) {
+						// a business read before the call: MariaDB's REPEATABLE READ takes its snapshot here
+						this.jdbc.sql("SELECT COUNT(*) FROM " + EFFECTS + " WHERE effect_key = :key")
+							.param("key", key)
+							.query(Long.class)
+							.single();
+					}
 					Object value = execute(this.operation, key, () -> run(key, delivery, ran, wrote));
 					if (delivery == Delivery.ROLLBACK) {
 						// the crash comes after the completion, before the commit
@@ -424,14 +432,17 @@ abstract class JdbcSoakTests {
 
 	/**
 	 * Keeps a run without a transaction going until its first lease has run out, while the
-	 * other threads keep claiming its key: it must still own the key, renewed.
+	 * other threads keep claiming its key, and its lease was renewed: it must still own the
+	 * key (else its completion fails and the key's effects show it).
 	 */
 	private void outliveTheLease(String key) {
 		RecordId id = new RecordId(this.workflow, key);
 		Instant firstLease = this.store.find(id).orElseThrow().leaseUntil();
 		await().atMost(SLOW_LEASE.multipliedBy(5))
 			.pollInterval(Duration.ofMillis(25))
-			.until(() -> Instant.now().isAfter(firstLease));
+			.until(() -> Instant.now().isAfter(firstLease) && this.store.find(id)
+				.filter((record) -> record.leaseUntil().isAfter(firstLease))
+				.isPresent());
 		this.counters.slowRuns.increment();
 	}
 
@@ -602,14 +613,14 @@ abstract class JdbcSoakTests {
 				+ "  deliveries %d: claims %d (takeovers %d, engine %d), crashed claims %d, in-progress conflicts %d, "
 				+ "rollbacks %d, releases %d, permanent failures %d, duplicates %d, failures replayed %d%n"
 				+ "  cleanup: %d passes deleted %d records, %d errors; scratch conflicts %d; slow runs %d, "
-				+ "renewals %d, leases lost %d; store steps failed %s%n  unexpected exceptions %s",
+				+ "renewals %d, leases lost %d; store steps failed %s%n  unexpected exceptions %s %s",
 				getClass().getSimpleName(), soaked.toSeconds(),
 				THREADS, SLOTS, drained.toMillis(), c.deliveries.sum(), c.claims.sum(), c.takeovers.sum(),
 				c.engineTakeovers.sum(), c.crashes.sum(), c.conflicts.sum(), c.rollbacks.sum(), c.releases.sum(),
 				c.permanentFailures.sum(), c.duplicates.sum(), c.failureReplays.sum(), c.cleanups.sum(), c.deleted.sum(),
 				c.cleanupErrors.sum(), c.scratchConflicts.sum(), c.slowRuns.sum(), c.renewals.sum(), c.leasesLost.sum(),
 				c.storeFailures,
-				c.unexpected);
+				c.unexpected, c.messages);
 	}
 
 	/**
@@ -719,12 +730,18 @@ abstract class JdbcSoakTests {
 
 		final Map<String, LongAdder> unexpected = new ConcurrentHashMap<>();
 
+		/** The first message of each unexpected exception's root cause. */
+		final Map<String, String> messages = new ConcurrentHashMap<>();
+
 		void unexpected(RuntimeException ex) {
 			String type = ex.getClass().getSimpleName();
+			Throwable root = ex;
 			for (Throwable cause = ex.getCause(); cause != null; cause = cause.getCause()) {
 				type += " < " + cause.getClass().getSimpleName();
+				root = cause;
 			}
 			this.unexpected.computeIfAbsent(type, (t) -> new LongAdder()).increment();
+			this.messages.putIfAbsent(type, String.valueOf(root.getMessage()));
 		}
 
 		@Override
