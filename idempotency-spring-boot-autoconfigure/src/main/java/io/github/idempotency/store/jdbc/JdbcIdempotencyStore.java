@@ -301,11 +301,29 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		int total = 0;
 		int deleted;
 		do {
-			deleted = this.table.deleteExpired(now, batchSize);
+			deleted = deleteExpiredBatch(now, batchSize);
 			total += deleted;
 		}
 		while (deleted >= batchSize);
 		return total;
+	}
+
+	/**
+	 * One batch, tried again when it lost a deadlock or a lock wait to the claims it races
+	 * (MariaDB's delete walks the expiry index while a claim locks the row first): the
+	 * cleanup yields, and carries on rather than wait for its next interval.
+	 */
+	private int deleteExpiredBatch(long now, int batchSize) {
+		for (int attempt = 1;; attempt++) {
+			try {
+				return this.table.deleteExpired(now, batchSize);
+			}
+			catch (DataAccessException ex) {
+				if (attempt >= 3 || !(isLockFailure(ex) || ex instanceof ConcurrencyFailureException)) {
+					throw ex;
+				}
+			}
+		}
 	}
 
 	/**
