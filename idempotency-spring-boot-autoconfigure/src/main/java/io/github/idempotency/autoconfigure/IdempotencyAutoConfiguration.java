@@ -1,6 +1,7 @@
 package io.github.idempotency.autoconfigure;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.Idempotent;
@@ -41,7 +42,8 @@ import org.springframework.core.env.Environment;
 		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
-		"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration" })
+		"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+		"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyProperties.class)
 @Import({ JdbcStoreConfiguration.class, RedisStoreConfiguration.class, HybridStoreConfiguration.class, MemoryStoreConfiguration.class })
@@ -50,14 +52,16 @@ public final class IdempotencyAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	IdempotencyEngine idempotencyEngine(IdempotencyProperties properties, ObjectProvider<IdempotencyStore> store,
-			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<IdempotencyObserver> observer) {
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<IdempotencyObserver> observer,
+			ObjectProvider<ObservationRegistry> observations) {
 		IdempotencyStore resolvedStore = store.getIfUnique(() -> {
 			throw new IllegalStateException("No IdempotencyStore for idempotency.backend=" + properties.getBackend()
 					+ ": jdbc needs a DataSource bean, redis a RedisConnectionFactory bean, hybrid both;"
 					+ " or define an IdempotencyStore bean");
 		});
 		return new IdempotencyEngine(resolvedStore, jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()),
-				properties.toEngineSettings(), observer.getIfAvailable(() -> IdempotencyObserver.NONE));
+				properties.toEngineSettings(), observer.getIfAvailable(() -> IdempotencyObserver.NONE),
+				observations.getIfAvailable(() -> ObservationRegistry.NOOP), properties.getObservation().isIncludeKey());
 	}
 
 	@Bean

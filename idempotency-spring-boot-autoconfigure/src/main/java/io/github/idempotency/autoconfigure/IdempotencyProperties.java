@@ -86,6 +86,8 @@ public class IdempotencyProperties {
 	 */
 	private int aspectOrder = DEFAULT_ASPECT_ORDER;
 
+	private final Observation observation = new Observation();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -171,12 +173,37 @@ public class IdempotencyProperties {
 	 * @return the settings
 	 * @throws IllegalArgumentException when a value is out of range
 	 */
-	public EngineSettings toEngineSettings() {
+	public Observation getObservation() {
+		return this.observation;
+	}
+
+		public EngineSettings toEngineSettings() {
 		if (this.onInProgress == InProgressPolicy.DEFAULT) {
 			throw new IllegalArgumentException("idempotency.on-in-progress must be 'wait' or 'reject'");
 		}
 		return new EngineSettings(this.leaseTtl, this.leaseRenewal, this.retention, this.onInProgress,
 				this.waitTimeout, this.storeUnavailable, this.maxKeyLength);
+	}
+
+	/**
+	 * The Micrometer observations of idempotent calls.
+	 */
+	public static class Observation {
+
+		/**
+		 * Whether the idempotency key is a high-cardinality key value of the
+		 * idempotency.execution observations (in traces; never a metric tag).
+		 */
+		private boolean includeKey;
+
+		public boolean isIncludeKey() {
+			return this.includeKey;
+		}
+
+		public void setIncludeKey(boolean includeKey) {
+			this.includeKey = includeKey;
+		}
+
 	}
 
 }

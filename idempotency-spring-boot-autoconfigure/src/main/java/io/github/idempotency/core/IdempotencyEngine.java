@@ -8,6 +8,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -51,6 +53,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private final IdempotencyObserver observer;
 
+	private final ExecutionObservations observations;
+
 	private final IdempotencyKeys keys;
 
 	private final Fingerprints fingerprints;
@@ -63,6 +67,22 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	public IdempotencyEngine(IdempotencyStore store, JsonMapper jsonMapper, EngineSettings settings,
 			IdempotencyObserver observer) {
+		this(store, jsonMapper, settings, observer, ObservationRegistry.NOOP, false);
+	}
+
+	/**
+	 * An engine whose calls are also Micrometer observations (see
+	 * {@code idempotency.execution} in README).
+	 * @param store the store
+	 * @param jsonMapper the mapper results are stored with
+	 * @param settings the settings
+	 * @param observer receives what the engine does, for metrics
+	 * @param observations the application's observation registry
+	 * @param observeKeys whether the key is a high-cardinality key value of the observations
+	 */
+	public IdempotencyEngine(IdempotencyStore store, JsonMapper jsonMapper, EngineSettings settings,
+			IdempotencyObserver observer, ObservationRegistry observations, boolean observeKeys) {
+		this.observations = new ExecutionObservations(observations, store.backend(), observeKeys);
 		this.store = store;
 		this.jsonMapper = jsonMapper;
 		this.settings = settings;
@@ -103,9 +123,28 @@ public final class IdempotencyEngine implements AutoCloseable {
 			id = new RecordId(workflow, this.keys.toKey(workflow, key));
 		}
 		catch (IdempotencyException ex) {
-			this.observer.onRequest(workflow, Outcome.INVALID_KEY);
+			ended(workflow, Outcome.INVALID_KEY);
 			throw ex;
 		}
+		if (this.observations.isNoop()) {
+			return execute(operation, id, payload, action);
+		}
+		Observation observation = this.observations.execution(id);
+		try (Observation.Scope scope = observation.openScope()) {
+			return execute(operation, id, payload, action);
+		}
+		catch (Throwable ex) {
+			observation.error(ex);
+			throw ex;
+		}
+		finally {
+			observation.stop();
+		}
+	}
+
+	private @Nullable Object execute(IdempotentOperation operation, RecordId id, @Nullable Object payload,
+			Action action) throws Throwable {
+		String workflow = operation.workflow();
 		if (operation.async() != null && Transactions.isActive()) {
 			throw new IllegalStateException("The asynchronous idempotent operation '" + workflow + "' is called inside "
 					+ "a transaction, which would end before its result is known: call it outside any transaction");
@@ -118,6 +157,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		long backoff = FIRST_BACKOFF;
 		while (true) {
 			ClaimResult claim;
+			Observation step = this.observations.step(StoreOperation.CLAIM);
 			long start = System.nanoTime();
 			try {
 				claim = this.store.claim(request);
@@ -129,12 +169,16 @@ public final class IdempotencyEngine implements AutoCloseable {
 				if (!conflicted) {
 					this.observer.onConflict(workflow);
 				}
-				this.observer.onRequest(workflow, Outcome.CONFLICT);
+				ended(workflow, Outcome.CONFLICT);
 				throw ex;
 			}
 			catch (RuntimeException ex) {
 				this.observer.onStoreCall(StoreOperation.CLAIM, System.nanoTime() - start, false);
+				step.error(ex);
 				return storeUnavailable(operation, id, ex, action);
+			}
+			finally {
+				step.stop();
 			}
 			IdempotencyRecord record = claim.record();
 			switch (claim.outcome()) {
@@ -143,7 +187,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 						this.observer.onTakeover(workflow);
 						logger.info("Taking over " + id + " (attempt " + record.attempt() + ") after its lease ran out");
 					}
-					this.observer.onRequest(workflow, Outcome.MISS);
+					ended(workflow, Outcome.MISS);
 					Execution execution = new Execution(this, operation, id, claim.acquiredHandle(),
 							record.attempt(), record.recoveryPoint());
 					return run(execution, claim.acquiredHandle(), action);
@@ -152,12 +196,12 @@ public final class IdempotencyEngine implements AutoCloseable {
 					return replay(operation, id, record);
 				}
 				case FAILED -> {
-					this.observer.onRequest(workflow, Outcome.FAILED);
+					ended(workflow, Outcome.FAILED);
 					throw new IdempotentFailureReplayedException(workflow, String.valueOf(record.errorType()),
 							record.errorMessage());
 				}
 				case MISMATCH -> {
-					this.observer.onRequest(workflow, Outcome.MISMATCH);
+					ended(workflow, Outcome.MISMATCH);
 					throw new IdempotencyKeyReusedException("The idempotency key of '" + workflow
 							+ "' was used before with a different payload; the operation was not run");
 				}
@@ -170,7 +214,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 					long remaining = deadline - System.nanoTime();
 					if (operation.onInProgress() == InProgressPolicy.REJECT || remaining <= 0
 							|| !pause(Math.min(backoff, remaining))) {
-						this.observer.onRequest(workflow, Outcome.CONFLICT);
+						ended(workflow, Outcome.CONFLICT);
 						throw new IdempotencyInProgressException("The idempotency key of '" + workflow
 								+ "' is being processed by another run (attempt " + record.attempt() + ")");
 					}
@@ -265,6 +309,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private void complete(Execution execution, ClaimHandle claim, @Nullable String response) {
 		boolean completed;
+		Observation step = this.observations.step(StoreOperation.COMPLETE);
 		long start = System.nanoTime();
 		try {
 			completed = claim.complete(response);
@@ -272,9 +317,13 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 		catch (RuntimeException ex) {
 			this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, false);
+			step.error(ex);
 			throw new IdempotencyStoreException("The result of " + execution.id()
 					+ " could not be stored; the operation ran and its record stays in progress until its lease runs out",
 					ex);
+		}
+		finally {
+			step.stop();
 		}
 		if (!completed) {
 			throw leaseLost(execution, "its result was not stored");
@@ -284,6 +333,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 	private void finishAfterFailure(Execution execution, ClaimHandle claim, Throwable failure) {
 		boolean permanent = execution.operation().isPermanentFailure(failure);
 		StoreOperation step = permanent ? StoreOperation.FAIL : StoreOperation.RELEASE;
+		Observation observation = this.observations.step(step);
 		long start = System.nanoTime();
 		try {
 			boolean owned = permanent ? claim.fail(failure) : claim.release(failure);
@@ -294,20 +344,32 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 		catch (RuntimeException ex) {
 			this.observer.onStoreCall(step, System.nanoTime() - start, false);
+			observation.error(ex);
 			logger.warn("Could not " + step.tag() + " " + execution.id() + " after it threw " + failure
 					+ "; the key stays in progress until its lease runs out", ex);
 			failure.addSuppressed(new IdempotencyStoreException("Could not " + step.tag() + " " + execution.id(), ex));
 		}
+		finally {
+			observation.stop();
+		}
+	}
+
+	/**
+	 * A call ended: the meters and the call's observation learn how.
+	 */
+	private void ended(String workflow, Outcome outcome) {
+		this.observer.onRequest(workflow, outcome);
+		this.observations.outcome(outcome);
 	}
 
 	private @Nullable Object replay(IdempotentOperation operation, RecordId id, IdempotencyRecord record) {
 		try {
 			Object result = operation.codec().read(record.response());
-			this.observer.onRequest(operation.workflow(), Outcome.HIT);
+			ended(operation.workflow(), Outcome.HIT);
 			return (operation.async() != null) ? operation.async().completed(result) : result;
 		}
 		catch (RuntimeException ex) {
-			this.observer.onRequest(operation.workflow(), Outcome.STORE_ERROR);
+			ended(operation.workflow(), Outcome.STORE_ERROR);
 			throw new IdempotencyStoreException(
 					"The stored result of " + id + " cannot be read as " + operation.codec().type() + ": " + ex.getMessage(),
 					ex);
@@ -316,7 +378,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private @Nullable Object storeUnavailable(IdempotentOperation operation, RecordId id, RuntimeException ex,
 			Action action) throws Throwable {
-		this.observer.onRequest(operation.workflow(), Outcome.STORE_ERROR);
+		ended(operation.workflow(), Outcome.STORE_ERROR);
 		if (this.settings.storeUnavailable() == StoreUnavailablePolicy.FAIL_CLOSED) {
 			throw new IdempotencyStoreException("The idempotency store could not claim " + id
 					+ "; the operation was not run (idempotency.store-unavailable=fail-closed)", ex);

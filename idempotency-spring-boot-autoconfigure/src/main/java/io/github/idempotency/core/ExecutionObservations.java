@@ -1,0 +1,81 @@
+package io.github.idempotency.core;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+
+import io.github.idempotency.store.RecordId;
+
+/**
+ * The engine's Micrometer observations: each call is an {@value #EXECUTION} observation
+ * (low-cardinality {@code workflow}, {@code backend}, {@code outcome}; the key only as a
+ * high-cardinality {@code idempotency.key} when asked for), and each store step an
+ * {@value #STORE_OPERATION} observation inside it ({@code operation}, {@code backend}), so a
+ * trace shows the claim, any waiting claims, the method and the completion. With a no-op
+ * registry nothing is created.
+ */
+final class ExecutionObservations {
+
+	/** The name of the observation of one idempotent call. */
+	static final String EXECUTION = "idempotency.execution";
+
+	/** The name of the observation of one store step. */
+	static final String STORE_OPERATION = "idempotency.store.operation";
+
+	private final ObservationRegistry registry;
+
+	private final String backend;
+
+	private final boolean includeKey;
+
+	ExecutionObservations(ObservationRegistry registry, String backend, boolean includeKey) {
+		this.registry = registry;
+		this.backend = backend;
+		this.includeKey = includeKey;
+	}
+
+	boolean isNoop() {
+		return this.registry.isNoop();
+	}
+
+	/**
+	 * Starts the observation of a call.
+	 */
+	Observation execution(RecordId id) {
+		Observation observation = Observation.createNotStarted(EXECUTION, this.registry)
+			.contextualName("idempotency " + id.workflow())
+			.lowCardinalityKeyValue("workflow", id.workflow())
+			.lowCardinalityKeyValue("backend", this.backend);
+		if (this.includeKey) {
+			observation.highCardinalityKeyValue("idempotency.key", id.key());
+		}
+		return observation.start();
+	}
+
+	/**
+	 * Records how the current call ended on its observation.
+	 */
+	void outcome(Outcome outcome) {
+		if (this.registry.isNoop()) {
+			return;
+		}
+		Observation current = this.registry.getCurrentObservation();
+		if (current != null && EXECUTION.equals(current.getContext().getName())) {
+			current.lowCardinalityKeyValue("outcome", outcome.tag());
+		}
+	}
+
+	/**
+	 * Starts the observation of a store step, inside the current call's.
+	 */
+	Observation step(StoreOperation operation) {
+		if (this.registry.isNoop()) {
+			return Observation.NOOP;
+		}
+		return Observation.createNotStarted(STORE_OPERATION, this.registry)
+			.contextualName("idempotency " + operation.tag())
+			.lowCardinalityKeyValue("operation", operation.tag())
+			.lowCardinalityKeyValue("backend", this.backend)
+			.start();
+	}
+
+}
