@@ -18,6 +18,8 @@ import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
 
+import io.github.idempotency.store.IdempotencyStore;
+
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
@@ -42,6 +44,17 @@ class WebIdempotencyTest {
 	@Autowired
 	WebTestApplication.Payments payments;
 
+	@Autowired
+	IdempotencyStore store;
+
+	/**
+	 * The backend this class runs on.
+	 * @return the backend's name
+	 */
+	protected String backend() {
+		return "memory";
+	}
+
 	private HttpClients http() {
 		return new HttpClients(this.port);
 	}
@@ -52,6 +65,11 @@ class WebIdempotencyTest {
 
 	private static String text(HttpResponse<byte[]> response) {
 		return new String(response.body(), StandardCharsets.UTF_8);
+	}
+
+	@Test
+	void runsOnItsBackend() {
+		assertThat(this.store.backend()).isEqualTo(backend());
 	}
 
 	@Test
