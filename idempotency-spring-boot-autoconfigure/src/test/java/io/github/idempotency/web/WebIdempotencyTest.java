@@ -1,6 +1,5 @@
 package io.github.idempotency.web;
 
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -171,6 +170,17 @@ class WebIdempotencyTest {
 		assertThat(second.body()).isEqualTo(first.body());
 		assertThat(HttpClients.headers(second, "Idempotent-Replayed")).isEqualTo(HttpClients.headers(first));
 		assertThat(this.payments.executions("order")).isOne();
+	}
+
+	@Test
+	void aVoidHandlerIsReplayedWithItsResponseStatus() {
+		HttpResponse<byte[]> first = http().post("/pings", payment("ping", 5), "Idempotency-Key", "k-ping");
+		HttpResponse<byte[]> second = http().post("/pings", payment("ping", 5), "Idempotency-Key", "k-ping");
+		assertThat(first.statusCode()).isEqualTo(204);
+		assertThat(second.statusCode()).isEqualTo(204);
+		assertThat(second.body()).isEmpty();
+		assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(this.payments.executions("ping")).isOne();
 	}
 
 	@Test

@@ -125,6 +125,13 @@ class WebTestApplication {
 			return run(account);
 		}
 
+		@PostMapping("/pings")
+		@ResponseStatus(HttpStatus.NO_CONTENT)
+		@Idempotent
+		void ping(@RequestBody PaymentRequest request) {
+			run(request.account());
+		}
+
 		@PostMapping("/declines")
 		@Idempotent(recordFailureFor = { CardDeclinedException.class, OutOfStockException.class })
 		Receipt decline(@RequestBody PaymentRequest request) {
