@@ -6,6 +6,7 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.core.IdempotencyEngine.Action;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.util.function.SingletonSupplier;
@@ -34,8 +35,29 @@ public class IdempotentInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		EvaluationContext context = resolver.evaluationContext(method, invocation.getArguments());
-		Object key = method.key().getValue(context);
+		Object key = (method.key() != null) ? method.key().getValue(context) : null;
 		Object payload = (method.payload() != null) ? method.payload().getValue(context) : null;
+		if (method.adaptation() != null) {
+			return method.adaptation().invoke(key, payload, new IdempotentMethodAdapter.Invocation() {
+
+				@Override
+				public @Nullable Object execute(@Nullable Object key, @Nullable Object payload, Action action)
+						throws Throwable {
+					return resolver.engine().execute(method.operation(), key, payload, action);
+				}
+
+				@Override
+				public @Nullable Object[] arguments() {
+					return invocation.getArguments();
+				}
+
+				@Override
+				public @Nullable Object proceed() throws Throwable {
+					return invocation.proceed();
+				}
+
+			});
+		}
 		return resolver.engine().execute(method.operation(), key, payload, invocation::proceed);
 	}
 

@@ -13,9 +13,12 @@ import org.springframework.expression.Expression;
  *
  * @param method the annotated method
  * @param operation the prepared operation
- * @param key the parsed key expression
+ * @param key the parsed key expression, or {@code null} when an adapter supplies the key
  * @param payload the parsed payload expression, or {@code null}
+ * @param adaptation how an {@link IdempotentMethodAdapter} adapts the method, or
+ * {@code null}
  */
-record IdempotentMethod(Method method, IdempotentOperation operation, Expression key, @Nullable Expression payload) {
+record IdempotentMethod(Method method, IdempotentOperation operation, @Nullable Expression key,
+		@Nullable Expression payload, IdempotentMethodAdapter.@Nullable Adaptation adaptation) {
 
 }

@@ -52,8 +52,22 @@ public class IdempotentMethodResolver {
 
 	private final @Nullable BeanFactoryResolver beanResolver;
 
+	private final List<IdempotentMethodAdapter> adapters;
+
 	public IdempotentMethodResolver(IdempotencyEngine engine, @Nullable BeanFactory beanFactory) {
+		this(engine, beanFactory, List.of());
+	}
+
+	/**
+	 * Creates a resolver whose methods may be adapted.
+	 * @param engine the engine
+	 * @param beanFactory the bean factory for {@code @bean} references and placeholders
+	 * @param adapters the adapters, the first that answers for a method adapts it
+	 */
+	public IdempotentMethodResolver(IdempotencyEngine engine, @Nullable BeanFactory beanFactory,
+			List<IdempotentMethodAdapter> adapters) {
 		this.engine = engine;
+		this.adapters = List.copyOf(adapters);
 		this.beanFactory = beanFactory;
 		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
 		ClassLoader classLoader = (beanFactory instanceof ConfigurableBeanFactory configurable)
@@ -105,23 +119,41 @@ public class IdempotentMethodResolver {
 		try {
 			String workflow = StringUtils.hasText(annotation.workflow()) ? resolvePlaceholders(annotation.workflow())
 					: this.defaultWorkflows.of(method, targetClass);
-			Expression key = parse("key", annotation.key());
+			IdempotentMethodAdapter.Adaptation adaptation = adapt(method, targetClass, annotation);
+			Expression key = (adaptation != null && !StringUtils.hasText(annotation.key())) ? null
+					: parse("key", annotation.key());
 			Expression payload = StringUtils.hasText(annotation.payload()) ? parse("payload", annotation.payload())
 					: null;
 			OperationDefinition definition = new OperationDefinition(workflow,
 					ResultTypes.resolve(method, ClassUtils.getUserClass(targetClass)), payload != null,
 					duration("leaseTtl", annotation.leaseTtl()), duration("retention", annotation.retention()),
 					annotation.onInProgress(), List.of(annotation.recordFailureFor()));
-			return new IdempotentMethod(method, this.engine.prepare(definition), key, payload);
+			if (adaptation != null) {
+				definition = adaptation.definition(definition);
+			}
+			return new IdempotentMethod(method, this.engine.prepare(definition), key, payload, adaptation);
 		}
 		catch (RuntimeException ex) {
 			throw new IllegalStateException("@Idempotent on " + name + " cannot work: " + ex.getMessage(), ex);
 		}
 	}
 
+	private IdempotentMethodAdapter.@Nullable Adaptation adapt(Method method, Class<?> targetClass,
+			Idempotent annotation) {
+		for (IdempotentMethodAdapter adapter : this.adapters) {
+			IdempotentMethodAdapter.Adaptation adaptation = adapter.adapt(method, targetClass, annotation);
+			if (adaptation != null) {
+				return adaptation;
+			}
+		}
+		return null;
+	}
+
 	private Expression parse(String attribute, String expression) {
 		if (!StringUtils.hasText(expression)) {
-			throw new IllegalArgumentException("'" + attribute + "' must not be empty");
+			throw new IllegalArgumentException("'" + attribute + "' must not be empty"
+					+ ("key".equals(attribute) ? " (only a Spring MVC handler method takes its key from a request header)"
+							: ""));
 		}
 		try {
 			return this.parser.parseExpression(expression);

@@ -8,6 +8,7 @@ import io.github.idempotency.Idempotent;
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.aop.IdempotentAdvisor;
 import io.github.idempotency.aop.IdempotentInterceptor;
+import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.aop.IdempotentMethodResolver;
 import io.github.idempotency.aop.IdempotentMethodValidator;
 import io.github.idempotency.core.DefaultIdempotencyTemplate;
@@ -72,8 +73,9 @@ public final class IdempotencyAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	IdempotentMethodResolver idempotentMethodResolver(IdempotencyEngine engine, BeanFactory beanFactory) {
-		return new IdempotentMethodResolver(engine, beanFactory);
+	IdempotentMethodResolver idempotentMethodResolver(IdempotencyEngine engine, BeanFactory beanFactory,
+			ObjectProvider<IdempotentMethodAdapter> adapters) {
+		return new IdempotentMethodResolver(engine, beanFactory, adapters.orderedStream().toList());
 	}
 
 	@Bean

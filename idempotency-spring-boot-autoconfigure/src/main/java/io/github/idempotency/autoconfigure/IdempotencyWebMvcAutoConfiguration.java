@@ -1,0 +1,45 @@
+package io.github.idempotency.autoconfigure;
+
+import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.web.HandlerMethodIdempotency;
+import io.github.idempotency.web.IdempotencyProblemHandler;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.servlet.DispatcherServlet;
+
+/**
+ * {@code @Idempotent} on Spring MVC handler methods, in a servlet web application: the
+ * key from the {@code Idempotency-Key} header, responses stored and replayed with their
+ * status and headers ({@link HandlerMethodIdempotency}), idempotency errors answered with
+ * problem details ({@link IdempotencyProblemHandler}).
+ */
+@AutoConfiguration(after = IdempotencyAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(DispatcherServlet.class)
+@ConditionalOnBean(IdempotencyEngine.class)
+@ConditionalOnBooleanProperty(name = "idempotency.web.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(IdempotencyWebProperties.class)
+public final class IdempotencyWebMvcAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	HandlerMethodIdempotency handlerMethodIdempotency(IdempotencyWebProperties properties, BeanFactory beanFactory) {
+		return new HandlerMethodIdempotency(properties.getKeyHeader(), properties.getReplayedHeader(),
+				properties.getStoredHeaders(), properties.getPrincipal(), beanFactory);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	IdempotencyProblemHandler idempotencyProblemHandler(IdempotencyWebProperties properties) {
+		return new IdempotencyProblemHandler(properties.getKeyHeader(), properties.getReplayedHeader(),
+				properties.getRetryAfter());
+	}
+
+}

@@ -1,0 +1,101 @@
+package io.github.idempotency.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration of {@code @Idempotent} on Spring MVC handler methods.
+ */
+@ConfigurationProperties("idempotency.web")
+public class IdempotencyWebProperties {
+
+	/**
+	 * Whether @Idempotent handler methods take their key from a request header, store
+	 * their responses and answer idempotency errors with problem details.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Request header that carries the idempotency key of a handler method without an
+	 * explicit key.
+	 */
+	private String keyHeader = "Idempotency-Key";
+
+	/**
+	 * Response header (with the value "true") that marks a replayed response.
+	 */
+	private String replayedHeader = "Idempotent-Replayed";
+
+	/**
+	 * Response headers stored and replayed with a response. Set-Cookie and authentication
+	 * headers are never stored.
+	 */
+	private List<String> storedHeaders = new ArrayList<>(
+			List.of("Location", "Content-Type", "Content-Location", "ETag", "Last-Modified"));
+
+	/**
+	 * SpEL expression for the caller's identity, evaluated on the HttpServletRequest (as
+	 * the root object and as #request), for example "userPrincipal?.name". When set, keys
+	 * are scoped by it, so that two callers never read each other's responses.
+	 */
+	private @Nullable String principal;
+
+	/**
+	 * Retry-After of the 409 answer to a request whose key is still in progress.
+	 */
+	private Duration retryAfter = Duration.ofSeconds(1);
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public String getKeyHeader() {
+		return this.keyHeader;
+	}
+
+	public void setKeyHeader(String keyHeader) {
+		this.keyHeader = keyHeader;
+	}
+
+	public String getReplayedHeader() {
+		return this.replayedHeader;
+	}
+
+	public void setReplayedHeader(String replayedHeader) {
+		this.replayedHeader = replayedHeader;
+	}
+
+	public List<String> getStoredHeaders() {
+		return this.storedHeaders;
+	}
+
+	public void setStoredHeaders(List<String> storedHeaders) {
+		this.storedHeaders = storedHeaders;
+	}
+
+	public @Nullable String getPrincipal() {
+		return this.principal;
+	}
+
+	public void setPrincipal(@Nullable String principal) {
+		this.principal = principal;
+	}
+
+	public Duration getRetryAfter() {
+		return this.retryAfter;
+	}
+
+	public void setRetryAfter(Duration retryAfter) {
+		this.retryAfter = retryAfter;
+	}
+
+}

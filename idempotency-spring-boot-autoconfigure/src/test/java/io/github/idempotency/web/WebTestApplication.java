@@ -1,0 +1,158 @@
+package io.github.idempotency.web;
+
+import java.net.URI;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import jakarta.servlet.http.HttpServletResponse;
+
+import io.github.idempotency.Idempotent;
+import io.github.idempotency.InProgressPolicy;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.ErrorResponseException;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.ResponseStatus;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * A web application with {@code @Idempotent} handler methods.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+@Import(WebTestApplication.Payments.class)
+class WebTestApplication {
+
+	record PaymentRequest(String account, long amount) {
+	}
+
+	record Receipt(String id, String account, long amount) {
+	}
+
+	@ResponseStatus(HttpStatus.PAYMENT_REQUIRED)
+	static class CardDeclinedException extends RuntimeException {
+
+		CardDeclinedException(String message) {
+			super(message);
+		}
+
+	}
+
+	static class OutOfStockException extends ErrorResponseException {
+
+		OutOfStockException() {
+			super(HttpStatus.GONE);
+		}
+
+	}
+
+	@RestController
+	static class Payments {
+
+		final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
+
+		final AtomicInteger sequence = new AtomicInteger();
+
+		private volatile CountDownLatch entered = new CountDownLatch(1);
+
+		private volatile CountDownLatch release = new CountDownLatch(0);
+
+		// the tests hold a proxy: its state is reached through methods
+
+		void hold() {
+			this.entered = new CountDownLatch(1);
+			this.release = new CountDownLatch(1);
+		}
+
+		boolean awaitEntered() throws InterruptedException {
+			return this.entered.await(30, TimeUnit.SECONDS);
+		}
+
+		void release() {
+			this.release.countDown();
+		}
+
+		int executions(String account) {
+			AtomicInteger count = this.executions.get(account);
+			return (count != null) ? count.get() : 0;
+		}
+
+		private String run(String account) {
+			this.executions.computeIfAbsent(account, (key) -> new AtomicInteger()).incrementAndGet();
+			return "pay-" + this.sequence.incrementAndGet();
+		}
+
+		@PostMapping("/payments")
+		@Idempotent(workflow = "payments")
+		ResponseEntity<Receipt> pay(@RequestBody PaymentRequest request) {
+			String id = run(request.account());
+			return ResponseEntity.created(URI.create("/payments/" + id))
+				.eTag("\"" + id + "\"")
+				.body(new Receipt(id, request.account(), request.amount()));
+		}
+
+		@PostMapping("/cookies")
+		@Idempotent
+		ResponseEntity<Receipt> withCookie(@RequestBody PaymentRequest request) {
+			String id = run(request.account());
+			return ResponseEntity.ok()
+				.header("Set-Cookie", "session=" + id)
+				.header("X-Not-Stored", id)
+				.header("Content-Location", "/payments/" + id)
+				.body(new Receipt(id, request.account(), request.amount()));
+		}
+
+		@PostMapping("/orders")
+		@ResponseStatus(HttpStatus.CREATED)
+		@Idempotent
+		Receipt order(@RequestBody PaymentRequest request, HttpServletResponse response) {
+			String id = run(request.account());
+			response.setHeader("Location", "/orders/" + id);
+			return new Receipt(id, request.account(), request.amount());
+		}
+
+		@PostMapping("/accounts/{account}/close")
+		@Idempotent(key = "'close-' + #account")
+		String close(@PathVariable String account) {
+			return run(account);
+		}
+
+		@PostMapping("/pings")
+		@ResponseStatus(HttpStatus.NO_CONTENT)
+		@Idempotent
+		void ping(@RequestBody PaymentRequest request) {
+			run(request.account());
+		}
+
+		@PostMapping("/declines")
+		@Idempotent(recordFailureFor = { CardDeclinedException.class, OutOfStockException.class })
+		Receipt decline(@RequestBody PaymentRequest request) {
+			run(request.account());
+			if (request.amount() < 0) {
+				throw new OutOfStockException();
+			}
+			throw new CardDeclinedException("card declined for " + request.account());
+		}
+
+		@PostMapping("/slow")
+		@Idempotent(onInProgress = InProgressPolicy.REJECT)
+		String slow(@RequestBody PaymentRequest request) throws InterruptedException {
+			String id = run(request.account());
+			this.entered.countDown();
+			if (!this.release.await(30, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("not released");
+			}
+			return id;
+		}
+
+	}
+
+}
