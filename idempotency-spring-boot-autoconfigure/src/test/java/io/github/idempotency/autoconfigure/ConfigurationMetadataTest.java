@@ -22,6 +22,7 @@ class ConfigurationMetadataTest {
 
 	/** Unset on purpose: detected when absent. */
 	private static final Set<String> WITHOUT_DEFAULT = Set.of("idempotency.backend", "idempotency.jdbc.platform",
+			"idempotency.web.principal",
 			"management.endpoint.idempotency.roles");
 
 	@Test
@@ -44,7 +45,8 @@ class ConfigurationMetadataTest {
 				"idempotency.aspect-order", "idempotency.jdbc.table-name", "idempotency.jdbc.initialize-schema",
 				"idempotency.jdbc.lock-timeout", "idempotency.jdbc.cleanup.interval",
 				"idempotency.jdbc.cleanup.batch-size", "idempotency.redis.key-prefix", "idempotency.hybrid.cache-ttl",
-				"idempotency.memory.cleanup-interval", "management.endpoint.idempotency.show-values");
+				"idempotency.memory.cleanup-interval", "idempotency.observation.include-key",
+				"idempotency.web.key-header", "management.endpoint.idempotency.show-values");
 	}
 
 	private static JsonNode metadata() throws IOException {
