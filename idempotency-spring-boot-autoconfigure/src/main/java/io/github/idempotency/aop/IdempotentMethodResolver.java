@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.Idempotent;
+import io.github.idempotency.core.BatchFailures;
 import io.github.idempotency.core.IdempotencyEngine;
 import io.github.idempotency.core.OperationDefinition;
 import org.springframework.aop.support.AopUtils;
@@ -52,7 +53,22 @@ public class IdempotentMethodResolver {
 
 	private final @Nullable BeanFactoryResolver beanResolver;
 
+	private final BatchFailures batchFailures;
+
 	public IdempotentMethodResolver(IdempotencyEngine engine, @Nullable BeanFactory beanFactory) {
+		this(engine, beanFactory, BatchFailures.NONE);
+	}
+
+	/**
+	 * A resolver whose batch methods report the failure of one element as
+	 * {@code batchFailures} knows (Spring Kafka's {@code BatchListenerFailedException}).
+	 * @param engine the engine
+	 * @param beanFactory the bean factory, for {@code @bean} references and placeholders
+	 * @param batchFailures how a batch method reports the failure of one element
+	 */
+	public IdempotentMethodResolver(IdempotencyEngine engine, @Nullable BeanFactory beanFactory,
+			BatchFailures batchFailures) {
+		this.batchFailures = batchFailures;
 		this.engine = engine;
 		this.beanFactory = beanFactory;
 		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
@@ -91,6 +107,14 @@ public class IdempotentMethodResolver {
 		return this.engine;
 	}
 
+	/**
+	 * How batch methods report the failure of one element.
+	 * @return the batch failures
+	 */
+	public BatchFailures batchFailures() {
+		return this.batchFailures;
+	}
+
 	EvaluationContext evaluationContext(IdempotentMethod method, @Nullable Object[] arguments) {
 		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(null, method.method(), arguments,
 				this.parameterNames);
@@ -112,11 +136,34 @@ public class IdempotentMethodResolver {
 					ResultTypes.resolve(method, ClassUtils.getUserClass(targetClass)), payload != null,
 					duration("leaseTtl", annotation.leaseTtl()), duration("retention", annotation.retention()),
 					annotation.onInProgress(), List.of(annotation.recordFailureFor()));
-			return new IdempotentMethod(method, this.engine.prepare(definition), key, payload);
+			return new IdempotentMethod(method, this.engine.prepare(definition), key, payload,
+					batchParameter(method, annotation.batch()));
 		}
 		catch (RuntimeException ex) {
 			throw new IllegalStateException("@Idempotent on " + name + " cannot work: " + ex.getMessage(), ex);
 		}
+	}
+
+	private int batchParameter(Method method, String batch) {
+		if (!StringUtils.hasText(batch)) {
+			return -1;
+		}
+		if (method.getReturnType() != void.class) {
+			throw new IllegalArgumentException("a batch method must return void, not " + method.getGenericReturnType());
+		}
+		String name = batch.startsWith("#") ? batch.substring(1) : batch;
+		String[] names = this.parameterNames.getParameterNames(method);
+		Class<?>[] types = method.getParameterTypes();
+		for (int i = 0; i < types.length; i++) {
+			if ((names != null && name.equals(names[i])) || name.equals("p" + i) || name.equals("a" + i)) {
+				if (types[i] != List.class) {
+					throw new IllegalArgumentException("'batch' = '" + batch + "' names a parameter of type "
+							+ types[i].getName() + ", not java.util.List");
+				}
+				return i;
+			}
+		}
+		throw new IllegalArgumentException("'batch' = '" + batch + "' names no parameter of the method");
 	}
 
 	private Expression parse(String attribute, String expression) {

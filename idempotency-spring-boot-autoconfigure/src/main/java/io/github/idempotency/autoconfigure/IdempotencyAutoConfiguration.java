@@ -10,6 +10,7 @@ import io.github.idempotency.aop.IdempotentAdvisor;
 import io.github.idempotency.aop.IdempotentInterceptor;
 import io.github.idempotency.aop.IdempotentMethodResolver;
 import io.github.idempotency.aop.IdempotentMethodValidator;
+import io.github.idempotency.core.BatchFailures;
 import io.github.idempotency.core.DefaultIdempotencyTemplate;
 import io.github.idempotency.core.IdempotencyEngine;
 import io.github.idempotency.core.IdempotencyObserver;
@@ -72,8 +73,9 @@ public final class IdempotencyAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	IdempotentMethodResolver idempotentMethodResolver(IdempotencyEngine engine, BeanFactory beanFactory) {
-		return new IdempotentMethodResolver(engine, beanFactory);
+	IdempotentMethodResolver idempotentMethodResolver(IdempotencyEngine engine, BeanFactory beanFactory,
+			ObjectProvider<BatchFailures> batchFailures) {
+		return new IdempotentMethodResolver(engine, beanFactory, batchFailures.getIfAvailable(() -> BatchFailures.NONE));
 	}
 
 	@Bean
