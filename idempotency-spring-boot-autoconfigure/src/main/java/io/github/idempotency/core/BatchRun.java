@@ -151,12 +151,23 @@ final class BatchRun {
 			List<Integer> waiting = new ArrayList<>();
 			for (int j = 0; j < pending.size(); j++) {
 				int i = pending.get(j);
-				if (accept(this.slots[i], claims.get(j))) {
-					waiting.add(i);
-					if (!conflicted[i]) {
-						conflicted[i] = true;
-						this.engine.observer().onConflict(this.workflow);
+				try {
+					if (accept(this.slots[i], claims.get(j))) {
+						waiting.add(i);
+						if (!conflicted[i]) {
+							conflicted[i] = true;
+							this.engine.observer().onConflict(this.workflow);
+						}
 					}
+				}
+				catch (RuntimeException ex) {
+					// the claims not looked at yet are released too
+					for (ClaimResult later : claims.subList(j + 1, claims.size())) {
+						if (later.handle() != null) {
+							later.handle().release(ex);
+						}
+					}
+					throw ex;
 				}
 			}
 			if (!waiting.isEmpty()) {

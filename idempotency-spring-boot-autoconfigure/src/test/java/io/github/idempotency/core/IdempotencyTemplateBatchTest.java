@@ -234,6 +234,15 @@ class IdempotencyTemplateBatchTest {
 	}
 
 	@Test
+	void aStoredResultThatCannotBeReadFailsTheBatchAndReleasesEveryClaimItMade() {
+		this.template.executeAll(requests("a"), String.class, this::charge);
+		assertThatExceptionOfType(IdempotencyStoreException.class).isThrownBy(() -> this.template
+			.executeAll(requests("b", "a", "c"), Integer.class, (request) -> 1));
+		assertThat(this.store.find(new RecordId(WORKFLOW, "b"))).isEmpty();
+		assertThat(this.store.find(new RecordId(WORKFLOW, "c"))).isEmpty();
+	}
+
+	@Test
 	void requestsOfOneBatchShareTheirWorkflowAndSettings() {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.template.executeAll(
 				List.of(IdempotentRequest.of(WORKFLOW, "a"), IdempotentRequest.of("other", "b")), String.class,
