@@ -12,6 +12,7 @@ import io.github.idempotency.Idempotent;
 import io.github.idempotency.IdempotencyInProgressException;
 import io.github.idempotency.IdempotencyKeyReusedException;
 import io.github.idempotency.InProgressPolicy;
+import io.github.idempotency.MissingIdempotencyKeyException;
 import io.github.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import io.github.idempotency.autoconfigure.IdempotencyKafkaAutoConfiguration;
 import io.github.idempotency.store.ClaimRequest;
@@ -136,6 +137,23 @@ class IdempotentBatchListenerTest {
 			assertThat(listener.received()).last().isEqualTo(List.of("b"));
 			assertThat(status(context, "b")).isEqualTo(RecordStatus.COMPLETED);
 			assertThat(find(context, "c")).as("after the failed record: released, redelivered").isNull();
+		});
+	}
+
+	@Test
+	void aRecordWithoutAKeyFailsTheBatchAtThatRecord() {
+		this.runner.run((context) -> {
+			PaymentListener listener = context.getBean(PaymentListener.class);
+			List<ConsumerRecord<String, String>> batch = batch("b", "c", "d");
+			batch.get(1).headers().remove("idempotency-key");
+			assertThatExceptionOfType(BatchListenerFailedException.class).isThrownBy(() -> listener.onPayments(batch))
+				.satisfies((ex) -> {
+					assertThat(ex.getIndex()).isEqualTo(1);
+					assertThat(ex.getCause()).isInstanceOf(MissingIdempotencyKeyException.class);
+				});
+			assertThat(listener.received()).containsExactly(List.of("b"));
+			assertThat(status(context, "b")).isEqualTo(RecordStatus.COMPLETED);
+			assertThat(find(context, "d")).isNull();
 		});
 	}
 
