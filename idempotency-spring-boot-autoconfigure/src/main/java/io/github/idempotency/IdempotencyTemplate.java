@@ -1,5 +1,7 @@
 package io.github.idempotency;
 
+import java.util.List;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -45,5 +47,41 @@ public interface IdempotencyTemplate {
 	 * @param action the operation
 	 */
 	void run(IdempotentRequest request, Runnable action);
+
+	/**
+	 * Runs a batch: each request is its own operation (its own record, metrics and
+	 * outcome), the claims are made together. {@code action} runs once for each request
+	 * whose key is new, in the order of the requests; a key done before is answered with its
+	 * stored result, a key named twice runs once (both answered with its result). A key that
+	 * failed permanently before, and a key that is invalid or was used with another
+	 * payload, are skipped (the latter with a WARN): their answer is {@code null}. A key
+	 * running elsewhere is waited for or rejected as the requests' {@code onInProgress}
+	 * says; a rejection releases what the batch acquired and throws
+	 * {@link IdempotencyInProgressException} before any action ran.
+	 * <p>
+	 * When {@code action} throws for one request, the requests before it are completed,
+	 * that one is failed ({@code recordFailureFor}) or released, the rest are released, and
+	 * the exception is rethrown unchanged.
+	 * @param <T> the result type
+	 * @param requests the batch: one workflow and the same settings, keys and payloads of
+	 * their own
+	 * @param resultType the type the stored results are read back as
+	 * @param action runs one request
+	 * @return one answer per request, in the order of the requests
+	 * @throws IllegalArgumentException when the requests differ in more than key and payload
+	 */
+	<T> List<@Nullable T> executeAll(List<IdempotentRequest> requests, Class<T> resultType,
+			Function<IdempotentRequest, T> action);
+
+	/**
+	 * Like {@link #executeAll(List, Class, Function)} for a generic result type.
+	 * @param <T> the result type
+	 * @param requests the batch
+	 * @param resultType the type the stored results are read back as
+	 * @param action runs one request
+	 * @return one answer per request, in the order of the requests
+	 */
+	<T> List<@Nullable T> executeAll(List<IdempotentRequest> requests, ParameterizedTypeReference<T> resultType,
+			Function<IdempotentRequest, T> action);
 
 }

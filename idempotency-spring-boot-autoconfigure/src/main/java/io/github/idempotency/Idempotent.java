@@ -89,4 +89,22 @@ public @interface Idempotent {
 	 */
 	Class<? extends Throwable>[] recordFailureFor() default {};
 
+	/**
+	 * The name of a {@code List} parameter whose elements are each an operation of their
+	 * own: a batch listener ({@code @KafkaListener(batch = "true")}). {@link #key()} and
+	 * {@link #payload()} are then evaluated once per element, bound as {@code #item} (its
+	 * position in the list as {@code #index}; the method's arguments stay available). The
+	 * method is called once with a list of only the elements it must run, in their order,
+	 * and must return {@code void}. Duplicates, elements that failed permanently before
+	 * and a key named twice are left out; see README, "Batch listeners". Empty: the method
+	 * is one operation.
+	 * <pre class="code">
+	 * &#64;KafkaListener(topics = "payments", batch = "true")
+	 * &#64;Idempotent(batch = "records", key = "#item.headers.lastHeader('idempotency-key')", workflow = "payment")
+	 * public void onPayments(List&lt;ConsumerRecord&lt;String, Payment&gt;&gt; records) { ... }
+	 * </pre>
+	 * @return the name of the batch parameter
+	 */
+	String batch() default "";
+
 }

@@ -34,6 +34,9 @@ public class IdempotentInterceptor implements MethodInterceptor {
 		if (method == null) {
 			return invocation.proceed();
 		}
+		if (method.isBatch()) {
+			return BatchInvocation.invoke(resolver, method, invocation);
+		}
 		EvaluationContext context = resolver.evaluationContext(method, invocation.getArguments());
 		Object key = (method.key() != null) ? method.key().getValue(context) : null;
 		Object payload = (method.payload() != null) ? method.payload().getValue(context) : null;

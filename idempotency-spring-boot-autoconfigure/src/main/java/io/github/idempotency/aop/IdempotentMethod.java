@@ -17,8 +17,17 @@ import org.springframework.expression.Expression;
  * @param payload the parsed payload expression, or {@code null}
  * @param adaptation how an {@link IdempotentMethodAdapter} adapts the method, or
  * {@code null}
+ * @param batchParameter the index of the batch parameter ({@code Idempotent#batch}), or -1
  */
 record IdempotentMethod(Method method, IdempotentOperation operation, @Nullable Expression key,
-		@Nullable Expression payload, IdempotentMethodAdapter.@Nullable Adaptation adaptation) {
+		@Nullable Expression payload, IdempotentMethodAdapter.@Nullable Adaptation adaptation, int batchParameter) {
+
+	/**
+	 * Whether each element of a list parameter is an operation of its own.
+	 * @return {@code true} for a batch method
+	 */
+	boolean isBatch() {
+		return this.batchParameter >= 0;
+	}
 
 }

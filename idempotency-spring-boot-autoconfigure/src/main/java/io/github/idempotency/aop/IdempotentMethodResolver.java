@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.Idempotent;
+import io.github.idempotency.core.BatchFailures;
 import io.github.idempotency.core.IdempotencyEngine;
 import io.github.idempotency.core.OperationDefinition;
 import org.springframework.aop.support.AopUtils;
@@ -54,18 +55,24 @@ public class IdempotentMethodResolver {
 
 	private final List<IdempotentMethodAdapter> adapters;
 
+	private final BatchFailures batchFailures;
+
 	public IdempotentMethodResolver(IdempotencyEngine engine, @Nullable BeanFactory beanFactory) {
-		this(engine, beanFactory, List.of());
+		this(engine, beanFactory, List.of(), BatchFailures.NONE);
 	}
 
 	/**
-	 * Creates a resolver whose methods may be adapted.
+	 * Creates a resolver whose methods may be adapted, and whose batch methods report the
+	 * failure of one element as {@code batchFailures} knows (Spring Kafka's
+	 * {@code BatchListenerFailedException}).
 	 * @param engine the engine
 	 * @param beanFactory the bean factory for {@code @bean} references and placeholders
 	 * @param adapters the adapters, the first that answers for a method adapts it
+	 * @param batchFailures how a batch method reports the failure of one element
 	 */
 	public IdempotentMethodResolver(IdempotencyEngine engine, @Nullable BeanFactory beanFactory,
-			List<IdempotentMethodAdapter> adapters) {
+			List<IdempotentMethodAdapter> adapters, BatchFailures batchFailures) {
+		this.batchFailures = batchFailures;
 		this.engine = engine;
 		this.adapters = List.copyOf(adapters);
 		this.beanFactory = beanFactory;
@@ -105,6 +112,14 @@ public class IdempotentMethodResolver {
 		return this.engine;
 	}
 
+	/**
+	 * How batch methods report the failure of one element.
+	 * @return the batch failures
+	 */
+	public BatchFailures batchFailures() {
+		return this.batchFailures;
+	}
+
 	EvaluationContext evaluationContext(IdempotentMethod method, @Nullable Object[] arguments) {
 		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(null, method.method(), arguments,
 				this.parameterNames);
@@ -131,7 +146,8 @@ public class IdempotentMethodResolver {
 			if (adaptation != null) {
 				definition = adaptation.definition(definition);
 			}
-			return new IdempotentMethod(method, this.engine.prepare(definition), key, payload, adaptation);
+			return new IdempotentMethod(method, this.engine.prepare(definition), key, payload, adaptation,
+					batchParameter(method, annotation.batch()));
 		}
 		catch (RuntimeException ex) {
 			throw new IllegalStateException("@Idempotent on " + name + " cannot work: " + ex.getMessage(), ex);
@@ -147,6 +163,28 @@ public class IdempotentMethodResolver {
 			}
 		}
 		return null;
+	}
+
+	private int batchParameter(Method method, String batch) {
+		if (!StringUtils.hasText(batch)) {
+			return -1;
+		}
+		if (method.getReturnType() != void.class) {
+			throw new IllegalArgumentException("a batch method must return void, not " + method.getGenericReturnType());
+		}
+		String name = batch.startsWith("#") ? batch.substring(1) : batch;
+		String[] names = this.parameterNames.getParameterNames(method);
+		Class<?>[] types = method.getParameterTypes();
+		for (int i = 0; i < types.length; i++) {
+			if ((names != null && name.equals(names[i])) || name.equals("p" + i) || name.equals("a" + i)) {
+				if (types[i] != List.class) {
+					throw new IllegalArgumentException("'batch' = '" + batch + "' names a parameter of type "
+							+ types[i].getName() + ", not java.util.List");
+				}
+				return i;
+			}
+		}
+		throw new IllegalArgumentException("'batch' = '" + batch + "' names no parameter of the method");
 	}
 
 	private Expression parse(String attribute, String expression) {

@@ -11,6 +11,7 @@ import io.github.idempotency.aop.IdempotentInterceptor;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.aop.IdempotentMethodResolver;
 import io.github.idempotency.aop.IdempotentMethodValidator;
+import io.github.idempotency.core.BatchFailures;
 import io.github.idempotency.core.DefaultIdempotencyTemplate;
 import io.github.idempotency.core.IdempotencyEngine;
 import io.github.idempotency.core.IdempotencyObserver;
@@ -74,8 +75,9 @@ public final class IdempotencyAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	IdempotentMethodResolver idempotentMethodResolver(IdempotencyEngine engine, BeanFactory beanFactory,
-			ObjectProvider<IdempotentMethodAdapter> adapters) {
-		return new IdempotentMethodResolver(engine, beanFactory, adapters.orderedStream().toList());
+			ObjectProvider<IdempotentMethodAdapter> adapters, ObjectProvider<BatchFailures> batchFailures) {
+		return new IdempotentMethodResolver(engine, beanFactory, adapters.orderedStream().toList(),
+				batchFailures.getIfAvailable(() -> BatchFailures.NONE));
 	}
 
 	@Bean

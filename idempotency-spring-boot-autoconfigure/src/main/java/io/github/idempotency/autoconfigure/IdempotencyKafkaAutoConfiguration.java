@@ -1,7 +1,9 @@
 package io.github.idempotency.autoconfigure;
 
+import io.github.idempotency.core.BatchFailures;
 import io.github.idempotency.kafka.IdempotencyKafkaErrorHandlerPostProcessor;
 import io.github.idempotency.kafka.IdempotencyKafkaErrors;
+import io.github.idempotency.kafka.KafkaBatchFailures;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -20,7 +22,9 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
  * {@code DeadLetterPublishingRecoverer}) is classified by a post-processor. Without any
  * {@link CommonErrorHandler} bean, a classified {@code DefaultErrorHandler} with Spring
  * Kafka's default back off and logging recoverer is defined, which Spring Boot hands to
- * its listener container factory.
+ * its listener container factory. {@code @Idempotent(batch = ...)} listeners report the
+ * failure of one record with {@code BatchListenerFailedException}
+ * ({@link KafkaBatchFailures}).
  */
 @AutoConfiguration(beforeName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
 @ConditionalOnClass(DefaultErrorHandler.class)
@@ -31,6 +35,12 @@ public final class IdempotencyKafkaAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static IdempotencyKafkaErrorHandlerPostProcessor idempotencyKafkaErrorHandlerPostProcessor() {
 		return new IdempotencyKafkaErrorHandlerPostProcessor();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(BatchFailures.class)
+	KafkaBatchFailures idempotencyKafkaBatchFailures() {
+		return new KafkaBatchFailures();
 	}
 
 	@Bean

@@ -1,6 +1,7 @@
 package io.github.idempotency.core;
 
 import java.lang.reflect.Type;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -225,6 +226,43 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	/**
+	 * Runs a batch: each item is its own operation (its own record, metrics and outcome),
+	 * claimed together ({@link IdempotencyStore#claimAll}); {@code action} is called once
+	 * with only the items that must run, in their order. New items run; duplicates are
+	 * answered with their stored results and not run; items that failed permanently before
+	 * are skipped (outcome {@code failed}); an item whose key runs elsewhere is waited for
+	 * (only that item is polled) or rejected as {@code onInProgress} says, rejecting the
+	 * whole batch ({@link IdempotencyInProgressException}, what the batch acquired released);
+	 * a key named twice runs once. An item whose key is invalid or was used with another
+	 * payload fails the batch at that item when {@code failures} has a way to say so
+	 * ({@link BatchFailures#failAt}): the items before it run, the rest are released. Else
+	 * it is skipped with a WARN.
+	 * <p>
+	 * When {@code action} throws a failure of one item ({@link BatchFailures#failedIndex}),
+	 * the items before it are completed, that item is failed or released by its cause, the
+	 * rest are released, and the failure is rethrown as it concerns the item's position in
+	 * the whole batch ({@link BatchFailures#translate}). Any other exception releases every
+	 * item that ran and is rethrown unchanged.
+	 * @param operation the prepared operation (a synchronous result type)
+	 * @param items the batch, in order
+	 * @param failures how the caller's framework reports the failure of one item
+	 * @param action runs the given items
+	 * @return one result per item, in order: the result of this run, the stored result of a
+	 * duplicate (a key named twice: the result of its first item), or {@code null} for an
+	 * item not run
+	 * @throws Throwable what {@code action} threw (translated or unchanged), or an
+	 * {@link IdempotencyException}
+	 */
+	public List<@Nullable Object> executeAll(IdempotentOperation operation, List<BatchItem> items,
+			BatchFailures failures, BatchAction action) throws Throwable {
+		if (operation.async() != null) {
+			throw new IllegalArgumentException("A batch of '" + operation.workflow()
+					+ "' cannot have an asynchronous result type");
+		}
+		return new BatchRun(this, operation, items, failures).run(action);
+	}
+
+	/**
 	 * The store behind this engine.
 	 * @return the store
 	 */
@@ -307,7 +345,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		return async.of(settled);
 	}
 
-	private void complete(Execution execution, ClaimHandle claim, @Nullable String response) {
+	void complete(Execution execution, ClaimHandle claim, @Nullable String response) {
 		boolean completed;
 		Observation step = this.observations.step(StoreOperation.COMPLETE);
 		long start = System.nanoTime();
@@ -330,8 +368,15 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
-	private void finishAfterFailure(Execution execution, ClaimHandle claim, Throwable failure) {
-		boolean permanent = execution.operation().isPermanentFailure(failure);
+	void finishAfterFailure(Execution execution, ClaimHandle claim, Throwable failure) {
+		finishAfterFailure(execution, claim, failure, execution.operation().isPermanentFailure(failure));
+	}
+
+	/**
+	 * Fails ({@code permanent}) or releases the claim after {@code failure}; a store error
+	 * or a lost lease is added to {@code failure} as suppressed.
+	 */
+	void finishAfterFailure(Execution execution, ClaimHandle claim, Throwable failure, boolean permanent) {
 		StoreOperation step = permanent ? StoreOperation.FAIL : StoreOperation.RELEASE;
 		Observation observation = this.observations.step(step);
 		long start = System.nanoTime();
@@ -357,7 +402,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 	/**
 	 * A call ended: the meters and the call's observation learn how.
 	 */
-	private void ended(String workflow, Outcome outcome) {
+	void ended(String workflow, Outcome outcome) {
 		this.observer.onRequest(workflow, outcome);
 		this.observations.outcome(outcome);
 	}
@@ -428,7 +473,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
-	private IdempotencyLeaseLostException leaseLost(Execution execution, String consequence) {
+	IdempotencyLeaseLostException leaseLost(Execution execution, String consequence) {
 		if (execution.markLeaseLost()) {
 			this.observer.onLeaseLost(execution.workflow());
 		}
@@ -436,7 +481,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 				+ ") was taken over by another run; " + consequence);
 	}
 
-	private void cancel(LeaseRenewer.@Nullable Lease lease) {
+	void cancel(LeaseRenewer.@Nullable Lease lease) {
 		if (lease != null) {
 			this.renewer.cancel(lease);
 		}
@@ -446,13 +491,64 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * A fencing token unique to one claim: this engine's random id and a counter (cheaper
 	 * than a random UUID per call, and as unique).
 	 */
-	private String nextOwner() {
+	String nextOwner() {
 		return this.instanceId + "-" + this.claims.incrementAndGet();
 	}
 
 	private static boolean pause(long nanos) {
 		LockSupport.parkNanos(nanos);
 		return !Thread.currentThread().isInterrupted();
+	}
+
+	IdempotencyObserver observer() {
+		return this.observer;
+	}
+
+	IdempotencyKeys keys() {
+		return this.keys;
+	}
+
+	Fingerprints fingerprints() {
+		return this.fingerprints;
+	}
+
+	LeaseRenewer.@Nullable Lease register(Execution execution, ClaimHandle claim) {
+		return this.settings.leaseRenewal()
+				? this.renewer.register(execution, claim, execution.operation().leaseTtl()) : null;
+	}
+
+	/**
+	 * Waits before polling a conflict again.
+	 * @return {@code false} when the thread was interrupted
+	 */
+	static boolean pauseFor(long nanos) {
+		return pause(nanos);
+	}
+
+	static long firstBackoff() {
+		return FIRST_BACKOFF;
+	}
+
+	static long maxBackoff() {
+		return MAX_BACKOFF;
+	}
+
+	/**
+	 * The body of a batch: runs the items at the given positions of the batch.
+	 */
+	@FunctionalInterface
+	public interface BatchAction {
+
+		/**
+		 * Runs the items at {@code positions} (ascending indexes into the batch), storing the
+		 * result of the {@code j}-th of them, as soon as it has one, in {@code results[j]}
+		 * (left {@code null} for {@code void}).
+		 * @param positions the items to run
+		 * @param results where the results go
+		 * @throws Throwable what the items threw
+		 */
+		void proceed(int[] positions, @Nullable Object[] results) throws Throwable;
+
 	}
 
 	/**

@@ -1,5 +1,7 @@
 package io.github.idempotency.store;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -30,6 +32,43 @@ public interface IdempotencyStore {
 	 * handle
 	 */
 	ClaimResult claim(ClaimRequest request);
+
+	/**
+	 * Claims several records, as {@link #claim(ClaimRequest)} claims one: each request is
+	 * claimed atomically on its own (the batch as a whole is not atomic) and answered at
+	 * the same position. A record named twice is acquired at most once: a later request for
+	 * a key an earlier request of the same call acquired answers
+	 * {@link ClaimOutcome#IN_PROGRESS} with that claim's record.
+	 * <p>
+	 * When the store fails part way, the claims this call acquired are released before
+	 * the exception is thrown. The default claims one request after the other, so a store
+	 * that does not override it works unchanged; a store that can claim many records in
+	 * one round trip should.
+	 * @param requests what to claim
+	 * @return one result per request, in the order of the requests
+	 */
+	default List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+		List<ClaimResult> results = new ArrayList<>(requests.size());
+		try {
+			for (ClaimRequest request : requests) {
+				results.add(claim(request));
+			}
+		}
+		catch (RuntimeException ex) {
+			for (ClaimResult result : results) {
+				if (result.handle() != null) {
+					try {
+						result.handle().release(ex);
+					}
+					catch (RuntimeException releaseFailure) {
+						ex.addSuppressed(releaseFailure);
+					}
+				}
+			}
+			throw ex;
+		}
+		return results;
+	}
 
 	/**
 	 * Reads a record that has not expired.

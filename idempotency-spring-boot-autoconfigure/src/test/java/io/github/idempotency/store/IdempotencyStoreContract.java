@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -401,6 +402,79 @@ public abstract class IdempotencyStoreContract {
 		assertThat(runs.values()).allSatisfy((count) -> assertThat(count.get()).isEqualTo(1));
 		for (String key : runs.keySet()) {
 			assertThat(this.store.find(id(key)).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+		}
+	}
+
+	@Test
+	void claimAllAnswersEachRequestAtItsPosition() {
+		claim("done", "owner-done", null);
+		handle("owner-done").complete("\"stored\"");
+		claim("failed", "owner-failed", null);
+		handle("owner-failed").fail(new CardDeclinedException("declined"));
+		claim("running", "owner-running", null);
+		claim("reused", "owner-reused", "fp-1");
+		handle("owner-reused").complete(null);
+		List<ClaimResult> results = this.store.claimAll(List.of(request(id("new-1"), "batch-1", null),
+				request(id("done"), "batch-2", null), request(id("failed"), "batch-3", null),
+				request(id("running"), "batch-4", null), request(id("reused"), "batch-5", "fp-2"),
+				request(id("new-2"), "batch-6", null)));
+		assertThat(results).extracting(ClaimResult::outcome)
+			.containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE, ClaimOutcome.FAILED,
+					ClaimOutcome.IN_PROGRESS, ClaimOutcome.MISMATCH, ClaimOutcome.ACQUIRED);
+		assertThat(results.get(0).record().owner()).isEqualTo("batch-1");
+		assertThat(results.get(1).record().response()).isEqualTo("\"stored\"");
+		assertThat(results.get(2).record().errorMessage()).isEqualTo("declined");
+		assertThat(results.get(3).record().owner()).isEqualTo("owner-running");
+		assertThat(results.get(0).acquiredHandle().complete("\"one\"")).isTrue();
+		assertThat(results.get(5).acquiredHandle().release(RETRYABLE)).isTrue();
+		assertThat(this.store.find(id("new-1")).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(this.store.find(id("new-2"))).isEmpty();
+		assertThat(this.store.claimAll(List.of())).isEmpty();
+	}
+
+	@Test
+	void claimAllAcquiresAKeyNamedTwiceOnce() {
+		List<ClaimResult> results = this.store.claimAll(List.of(request(id("twice"), "first", null),
+				request(id("other"), "other", null), request(id("twice"), "second", null)));
+		assertThat(results).extracting(ClaimResult::outcome)
+			.containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.ACQUIRED, ClaimOutcome.IN_PROGRESS);
+		assertThat(results.get(2).record().owner()).isEqualTo("first");
+		assertThat(results.get(0).acquiredHandle().complete(null)).isTrue();
+		assertThat(this.store.find(id("twice")).orElseThrow().owner()).isEqualTo("first");
+	}
+
+	@Test
+	void racingOverlappingBatchesAcquireEachKeyOnce() throws Exception {
+		int keys = 64;
+		int batchSize = 24;
+		for (int round = 0; round < 3; round++) {
+			String prefix = "batch-" + round + "-";
+			List<List<ClaimResult>> results = race(THREADS, (thread) -> {
+				List<ClaimRequest> requests = new ArrayList<>();
+				for (int i = 0; i < batchSize; i++) {
+					// each thread's window overlaps its neighbours'
+					String key = prefix + ((thread * 4 + i) % keys);
+					requests.add(request(id(key), "owner-" + thread + "-" + i, null));
+				}
+				Collections.shuffle(requests);
+				List<ClaimResult> claimed = this.store.claimAll(requests);
+				for (int i = 0; i < claimed.size(); i++) {
+					assertThat(claimed.get(i).record().id()).isEqualTo(requests.get(i).id());
+				}
+				return claimed;
+			});
+			Map<RecordId, AtomicInteger> acquired = new ConcurrentHashMap<>();
+			for (List<ClaimResult> batch : results) {
+				for (ClaimResult result : batch) {
+					if (result.outcome() == ClaimOutcome.ACQUIRED) {
+						acquired.computeIfAbsent(result.record().id(), (id) -> new AtomicInteger()).incrementAndGet();
+					}
+					else {
+						assertThat(result.outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
+					}
+				}
+			}
+			assertThat(acquired).hasSize(keys).allSatisfy((id, count) -> assertThat(count).hasValue(1));
 		}
 	}
 

@@ -1,0 +1,63 @@
+package io.github.idempotency.aop;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+
+import io.github.idempotency.core.BatchItem;
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.expression.EvaluationContext;
+
+/**
+ * A call of a batch method ({@code @Idempotent(batch = ...)}): evaluates the key and
+ * payload of each element (bound as {@code #item}, its position as {@code #index}) and
+ * has the engine call the method once with the elements it must run.
+ */
+final class BatchInvocation {
+
+	/** The variable an element of the batch is bound to. */
+	static final String ITEM = "item";
+
+	/** The variable the element's position in the batch is bound to. */
+	static final String INDEX = "index";
+
+	private BatchInvocation() {
+	}
+
+	static @Nullable Object invoke(IdempotentMethodResolver resolver, IdempotentMethod method,
+			MethodInvocation invocation) throws Throwable {
+		@Nullable Object[] arguments = invocation.getArguments();
+		List<?> batch = (List<?>) arguments[method.batchParameter()];
+		if (batch == null || batch.isEmpty()) {
+			return invocation.proceed();
+		}
+		if (!(invocation instanceof ProxyMethodInvocation proxyInvocation)) {
+			throw new IllegalStateException("@Idempotent(batch = ...) needs a Spring AOP proxy to call "
+					+ method.method() + " with the elements it must run");
+		}
+		EvaluationContext context = resolver.evaluationContext(method, arguments);
+		List<BatchItem> items = new ArrayList<>(batch.size());
+		for (int i = 0; i < batch.size(); i++) {
+			Object element = batch.get(i);
+			context.setVariable(ITEM, element);
+			context.setVariable(INDEX, i);
+			Object key = method.key().getValue(context);
+			Object payload = (method.payload() != null) ? method.payload().getValue(context) : null;
+			items.add(new BatchItem(element, key, payload));
+		}
+		resolver.engine().executeAll(method.operation(), items, resolver.batchFailures(), (positions, results) -> {
+			List<Object> run = new ArrayList<>(positions.length);
+			for (int position : positions) {
+				run.add(batch.get(position));
+			}
+			@Nullable Object[] runArguments = arguments.clone();
+			runArguments[method.batchParameter()] = run;
+			proxyInvocation.setArguments(runArguments);
+			proxyInvocation.proceed();
+		});
+		return null;
+	}
+
+}
