@@ -6,8 +6,11 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.core.IdempotencyEngine;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -34,9 +37,29 @@ public class IdempotentInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		EvaluationContext context = resolver.evaluationContext(method, invocation.getArguments());
-		Object key = method.key().getValue(context);
-		Object payload = (method.payload() != null) ? method.payload().getValue(context) : null;
-		return resolver.engine().execute(method.operation(), key, payload, invocation::proceed);
+		IdempotencyEngine engine = resolver.engine();
+		Object key = evaluate(engine, method, "key", method.key(), context);
+		Expression payloadExpression = method.payload();
+		Object payload = (payloadExpression != null) ? evaluate(engine, method, "payload", payloadExpression, context)
+				: null;
+		return engine.execute(method.operation(), key, payload, invocation::proceed);
+	}
+
+	/**
+	 * Evaluates a key or payload expression. One that fails on the arguments (a property
+	 * the argument does not have, a method called on {@code null}) fails the same way on
+	 * every delivery of the message: bad input, rejected as not retryable.
+	 */
+	private static @Nullable Object evaluate(IdempotencyEngine engine, IdempotentMethod method, String attribute,
+			Expression expression, EvaluationContext context) {
+		try {
+			return expression.getValue(context);
+		}
+		catch (EvaluationException ex) {
+			throw engine.rejectKey(method.operation(), "'" + attribute + "' = " + expression.getExpressionString()
+					+ " cannot be evaluated on the arguments of " + method.method().getName() + " (" + ex.getMessage()
+					+ ")", ex);
+		}
 	}
 
 }

@@ -33,8 +33,9 @@ import org.springframework.util.StringUtils;
 /**
  * Reads {@link Idempotent} from a method once: parses its expressions, resolves its
  * durations and prepares its operation with the engine. A method that cannot work (a
- * malformed expression, a bad duration, a result type Jackson cannot round-trip) fails
- * with an {@link IllegalStateException} that names it.
+ * malformed expression, one that names no parameter or reads what the parameter's declared
+ * class does not have, a bad duration, a result type Jackson cannot round-trip) fails with
+ * an {@link IllegalStateException} that names it.
  */
 public class IdempotentMethodResolver {
 
@@ -105,9 +106,9 @@ public class IdempotentMethodResolver {
 		try {
 			String workflow = StringUtils.hasText(annotation.workflow()) ? resolvePlaceholders(annotation.workflow())
 					: this.defaultWorkflows.of(method, targetClass);
-			Expression key = parse("key", annotation.key());
-			Expression payload = StringUtils.hasText(annotation.payload()) ? parse("payload", annotation.payload())
-					: null;
+			Expression key = parse("key", annotation.key(), method);
+			Expression payload = StringUtils.hasText(annotation.payload())
+					? parse("payload", annotation.payload(), method) : null;
 			OperationDefinition definition = new OperationDefinition(workflow,
 					ResultTypes.resolve(method, ClassUtils.getUserClass(targetClass)), payload != null,
 					duration("leaseTtl", annotation.leaseTtl()), duration("retention", annotation.retention()),
@@ -119,17 +120,24 @@ public class IdempotentMethodResolver {
 		}
 	}
 
-	private Expression parse(String attribute, String expression) {
+	private Expression parse(String attribute, String expression, Method method) {
 		if (!StringUtils.hasText(expression)) {
 			throw new IllegalArgumentException("'" + attribute + "' must not be empty");
 		}
+		Expression parsed;
 		try {
-			return this.parser.parseExpression(expression);
+			parsed = this.parser.parseExpression(expression);
 		}
 		catch (ParseException ex) {
 			throw new IllegalArgumentException("'" + attribute + "' is not a valid SpEL expression: " + ex.getMessage(),
 					ex);
 		}
+		String problem = ExpressionCheck.problem(parsed, method, this.parameterNames.getParameterNames(method));
+		if (problem != null) {
+			throw new IllegalArgumentException("'" + attribute + "' = " + expression + ": "
+					+ problem);
+		}
+		return parsed;
 	}
 
 	private @Nullable Duration duration(String attribute, String value) {
