@@ -47,8 +47,9 @@ import static org.awaitility.Awaitility.await;
  * delivery is one count of {@code idempotency.requests}, so the counters tell how often a
  * message came back.
  * <p>
- * The listeners of {@link VoidListener} and {@link ReplyListener} are README's RabbitMQ
- * snippets (section "Brokers / RabbitMQ"), with this run's queue names.
+ * {@link VoidListener}, {@link ReplyListener}, {@link ReadmeQueues} and {@link Json} are
+ * README's RabbitMQ snippets (section "Brokers / RabbitMQ"), with this run's queue names
+ * (and an expiry, so that they do not outlive the test).
  */
 @ExtendWith(OutputCaptureExtension.class)
 class RabbitListenerTrapsTest {
@@ -112,7 +113,7 @@ class RabbitListenerTrapsTest {
 
 	@Test
 	void readmesReplyingListenerAnswersADuplicateWithTheStoredReceipt(CapturedOutput output) {
-		this.runner.withUserConfiguration(DeadLettered.class, Json.class, ReplyListener.class).run((context) -> {
+		this.runner.withUserConfiguration(ReadmeQueues.class, Json.class, ReplyListener.class).run((context) -> {
 			sendPayment(context, "s-1", 100);
 			sendPayment(context, "s-1", 100);
 			RabbitTemplate template = context.getBean(RabbitTemplate.class);
@@ -129,7 +130,7 @@ class RabbitListenerTrapsTest {
 
 	@Test
 	void readmesVoidListenerAcknowledgesADuplicate() {
-		this.runner.withUserConfiguration(DeadLettered.class, Json.class, VoidListener.class).run((context) -> {
+		this.runner.withUserConfiguration(ReadmeQueues.class, Json.class, VoidListener.class).run((context) -> {
 			sendPayment(context, "v-1", 100);
 			sendPayment(context, "v-1", 100);
 			await().atMost(TIMEOUT).until(() -> requests(context, "payment", "hit") == 1);
@@ -248,6 +249,31 @@ class RabbitListenerTrapsTest {
 	}
 
 	@Configuration(proxyBeanMethods = false)
+	static class ReadmeQueues {
+
+		// README, "Brokers / RabbitMQ"; receipts is @SendTo's destination
+		@Bean
+		Queue payments(Queues queues) {
+			return QueueBuilder.durable(queues.main())
+				.deadLetterExchange("")
+				.deadLetterRoutingKey(queues.deadLetters())
+				.expires(60_000)
+				.build();
+		}
+
+		@Bean
+		Queue paymentsDeadLetters(Queues queues) {
+			return QueueBuilder.durable(queues.deadLetters()).expires(60_000).build();
+		}
+
+		@Bean
+		Queue receipts(Queues queues) {
+			return QueueBuilder.nonDurable(queues.replies()).expires(60_000).build();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
 	static class NotDeadLettered {
 
 		@Bean
@@ -260,6 +286,7 @@ class RabbitListenerTrapsTest {
 	@Configuration(proxyBeanMethods = false)
 	static class Json {
 
+		// README, "Brokers / RabbitMQ": a JSON payload as PaymentRequested
 		@Bean
 		JacksonJsonMessageConverter messageConverter() {
 			return new JacksonJsonMessageConverter();
@@ -304,6 +331,7 @@ class RabbitListenerTrapsTest {
 	@Configuration(proxyBeanMethods = false)
 	static class VoidListener extends Counting {
 
+		// README, "Brokers / RabbitMQ" (queue names: this run's)
 		@RabbitListener(queues = "#{@queues.main()}")
 		@Idempotent(key = "#msg.headers['idempotency-key']", workflow = "payment")
 		public void onPayment(org.springframework.messaging.Message<PaymentRequested> msg) {
@@ -315,6 +343,7 @@ class RabbitListenerTrapsTest {
 	@Configuration(proxyBeanMethods = false)
 	static class ReplyListener extends Counting {
 
+		// README, "Brokers / RabbitMQ" (queue names: this run's)
 		@RabbitListener(queues = "#{@queues.main()}")
 		@SendTo("#{@queues.replies()}")
 		@Idempotent(key = "#msg.headers['idempotency-key']", workflow = "payment")
