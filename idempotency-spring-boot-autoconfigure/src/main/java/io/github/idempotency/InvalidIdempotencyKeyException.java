@@ -1,7 +1,10 @@
 package io.github.idempotency;
 
 /**
- * The key is not acceptable (longer than {@code idempotency.max-key-length}); the method was not run.
+ * The key is not acceptable: longer than {@code idempotency.max-key-length}, or the key
+ * (or payload) expression cannot be evaluated on the method's arguments (the evaluation
+ * failure is the cause). The method was not run. Not retryable: the same message fails
+ * the same way.
  */
 public class InvalidIdempotencyKeyException extends IdempotencyException {
 

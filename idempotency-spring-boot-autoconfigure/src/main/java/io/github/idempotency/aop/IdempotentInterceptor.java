@@ -7,8 +7,11 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.core.IdempotencyEngine.Action;
+import io.github.idempotency.core.IdempotencyEngine;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -38,15 +41,18 @@ public class IdempotentInterceptor implements MethodInterceptor {
 			return BatchInvocation.invoke(resolver, method, invocation);
 		}
 		EvaluationContext context = resolver.evaluationContext(method, invocation.getArguments());
-		Object key = (method.key() != null) ? method.key().getValue(context) : null;
-		Object payload = (method.payload() != null) ? method.payload().getValue(context) : null;
+		IdempotencyEngine engine = resolver.engine();
+		Object key = (method.key() != null) ? evaluate(engine, method, "key", method.key(), context) : null;
+		Expression payloadExpression = method.payload();
+		Object payload = (payloadExpression != null) ? evaluate(engine, method, "payload", payloadExpression, context)
+				: null;
 		if (method.adaptation() != null) {
 			return method.adaptation().invoke(key, payload, new IdempotentMethodAdapter.Invocation() {
 
 				@Override
 				public @Nullable Object execute(@Nullable Object key, @Nullable Object payload, Action action)
 						throws Throwable {
-					return resolver.engine().execute(method.operation(), key, payload, action);
+					return engine.execute(method.operation(), key, payload, action);
 				}
 
 				@Override
@@ -61,7 +67,24 @@ public class IdempotentInterceptor implements MethodInterceptor {
 
 			});
 		}
-		return resolver.engine().execute(method.operation(), key, payload, invocation::proceed);
+		return engine.execute(method.operation(), key, payload, invocation::proceed);
+	}
+
+	/**
+	 * Evaluates a key or payload expression. One that fails on the arguments (a property
+	 * the argument does not have, a method called on {@code null}) fails the same way on
+	 * every delivery of the message: bad input, rejected as not retryable.
+	 */
+	private static @Nullable Object evaluate(IdempotencyEngine engine, IdempotentMethod method, String attribute,
+			Expression expression, EvaluationContext context) {
+		try {
+			return expression.getValue(context);
+		}
+		catch (EvaluationException ex) {
+			throw engine.rejectKey(method.operation(), "'" + attribute + "' = " + expression.getExpressionString()
+					+ " cannot be evaluated on the arguments of " + method.method().getName() + " (" + ex.getMessage()
+					+ ")", ex);
+		}
 	}
 
 }

@@ -34,8 +34,9 @@ import org.springframework.util.StringUtils;
 /**
  * Reads {@link Idempotent} from a method once: parses its expressions, resolves its
  * durations and prepares its operation with the engine. A method that cannot work (a
- * malformed expression, a bad duration, a result type Jackson cannot round-trip) fails
- * with an {@link IllegalStateException} that names it.
+ * malformed expression, one that names no parameter or reads what the parameter's declared
+ * class does not have, a bad duration, a result type Jackson cannot round-trip) fails with
+ * an {@link IllegalStateException} that names it.
  */
 public class IdempotentMethodResolver {
 
@@ -136,9 +137,9 @@ public class IdempotentMethodResolver {
 					: this.defaultWorkflows.of(method, targetClass);
 			IdempotentMethodAdapter.Adaptation adaptation = adapt(method, targetClass, annotation);
 			Expression key = (adaptation != null && !StringUtils.hasText(annotation.key())) ? null
-					: parse("key", annotation.key());
-			Expression payload = StringUtils.hasText(annotation.payload()) ? parse("payload", annotation.payload())
-					: null;
+					: parse("key", annotation.key(), method, annotation);
+			Expression payload = StringUtils.hasText(annotation.payload())
+					? parse("payload", annotation.payload(), method, annotation) : null;
 			OperationDefinition definition = new OperationDefinition(workflow,
 					ResultTypes.resolve(method, ClassUtils.getUserClass(targetClass)), payload != null,
 					duration("leaseTtl", annotation.leaseTtl()), duration("retention", annotation.retention()),
@@ -187,19 +188,27 @@ public class IdempotentMethodResolver {
 		throw new IllegalArgumentException("'batch' = '" + batch + "' names no parameter of the method");
 	}
 
-	private Expression parse(String attribute, String expression) {
+	private Expression parse(String attribute, String expression, Method method, Idempotent annotation) {
 		if (!StringUtils.hasText(expression)) {
 			throw new IllegalArgumentException("'" + attribute + "' must not be empty"
 					+ ("key".equals(attribute) ? " (only a Spring MVC handler method takes its key from a request header)"
 							: ""));
 		}
+		Expression parsed;
 		try {
-			return this.parser.parseExpression(expression);
+			parsed = this.parser.parseExpression(expression);
 		}
 		catch (ParseException ex) {
 			throw new IllegalArgumentException("'" + attribute + "' is not a valid SpEL expression: " + ex.getMessage(),
 					ex);
 		}
+		String problem = ExpressionCheck.problem(parsed, method, this.parameterNames.getParameterNames(method),
+				StringUtils.hasText(annotation.batch()));
+		if (problem != null) {
+			throw new IllegalArgumentException("'" + attribute + "' = " + expression + ": "
+					+ problem);
+		}
+		return parsed;
 	}
 
 	private @Nullable Duration duration(String attribute, String value) {

@@ -16,9 +16,9 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Resolves every {@link Idempotent} method of a bean when the bean is created, so a
- * malformed expression, an unusable result type or an idempotency advice placed outside
- * the method's transaction advice fails the application's start, naming the method,
- * instead of the first call.
+ * malformed expression, one that cannot work on the parameters' declared types, an
+ * unusable result type or an idempotency advice placed outside the method's transaction
+ * advice fails the application's start, naming the method, instead of the first call.
  */
 public class IdempotentMethodValidator implements BeanPostProcessor {
 

@@ -3,9 +3,11 @@ package io.github.idempotency.autoconfigure;
 import io.github.idempotency.amqp.IdempotencyFatalExceptionStrategy;
 import io.github.idempotency.amqp.IdempotencyRabbitContainerCustomizer;
 import io.github.idempotency.amqp.IdempotencyRabbitRetrySettingsCustomizer;
+import io.github.idempotency.amqp.IdempotentRabbitListenerReplyCheck;
 import org.springframework.amqp.rabbit.config.ContainerCustomizer;
 import org.springframework.amqp.rabbit.listener.DirectMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.amqp.autoconfigure.RabbitListenerRetrySettingsCustomizer;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -13,6 +15,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
 
 /**
  * Spring AMQP support: on the listener containers of Spring Boot's auto-configured
@@ -27,6 +30,9 @@ import org.springframework.context.annotation.Configuration;
  * <p>
  * With Boot's listener retry enabled, the not-retryable exceptions skip the retries and go
  * to the recoverer at once.
+ * <p>
+ * An {@code @Idempotent @RabbitListener} method that returns a value but names no reply
+ * destination ({@code @SendTo}) is logged as a warning when its bean is created.
  */
 @AutoConfiguration(beforeName = "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration")
 @ConditionalOnClass(SimpleMessageListenerContainer.class)
@@ -45,6 +51,12 @@ public final class IdempotencyRabbitAutoConfiguration {
 			parameterizedContainer = ContainerCustomizer.class)
 	IdempotencyRabbitContainerCustomizer<DirectMessageListenerContainer> idempotencyDirectRabbitContainerCustomizer() {
 		return new IdempotencyRabbitContainerCustomizer<>();
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static IdempotentRabbitListenerReplyCheck idempotentRabbitListenerReplyCheck() {
+		return new IdempotentRabbitListenerReplyCheck();
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -24,6 +24,7 @@ import io.github.idempotency.IdempotencyLeaseLostException;
 import io.github.idempotency.IdempotencyStoreException;
 import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.InProgressPolicy;
+import io.github.idempotency.InvalidIdempotencyKeyException;
 import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
@@ -260,6 +261,21 @@ public final class IdempotencyEngine implements AutoCloseable {
 					+ "' cannot have an asynchronous result type");
 		}
 		return new BatchRun(this, operation, items, failures).run(action);
+	}
+
+	/**
+	 * Rejects a call whose key or payload cannot be taken from its arguments (its
+	 * expression fails on them): bad input, like a missing key. It is counted as
+	 * {@code invalid_key}; the operation is not run and nothing is stored.
+	 * @param operation the prepared operation
+	 * @param reason what could not be evaluated, and why
+	 * @param cause the evaluation failure
+	 * @return the exception to throw
+	 */
+	public InvalidIdempotencyKeyException rejectKey(IdempotentOperation operation, String reason, Throwable cause) {
+		ended(operation.workflow(), Outcome.INVALID_KEY);
+		return new InvalidIdempotencyKeyException("The idempotency key of '" + operation.workflow()
+				+ "' cannot be resolved: " + reason + "; the operation was not run", cause);
 	}
 
 	/**

@@ -22,7 +22,7 @@ public enum Outcome {
 	/** A stored permanent failure was replayed. */
 	FAILED,
 
-	/** The key was missing, blank or too long. */
+	/** The key was missing, blank or too long, or the key or payload expression failed on the arguments. */
 	INVALID_KEY,
 
 	/** The store could not be reached or answered something unusable. */

@@ -4,11 +4,16 @@ import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.IdempotencyInProgressException;
 import io.github.idempotency.IdempotencyKeyReusedException;
+import io.github.idempotency.InvalidIdempotencyKeyException;
 import io.github.idempotency.amqp.IdempotencyFatalExceptionStrategy;
 import io.github.idempotency.amqp.IdempotencyRabbitContainerCustomizer;
 import io.github.idempotency.amqp.IdempotencyRabbitRetrySettingsCustomizer;
+import io.github.idempotency.amqp.IdempotentRabbitListenerReplyCheck;
+import org.springframework.amqp.AmqpException;
+import org.springframework.amqp.core.Address;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.listener.ConditionalRejectingErrorHandler;
+import org.springframework.amqp.listener.adapter.ReplyFailureException;
 import org.springframework.amqp.rabbit.config.ContainerCustomizer;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 import org.springframework.amqp.rabbit.support.ListenerExecutionFailedException;
@@ -68,6 +73,34 @@ class IdempotencyRabbitAutoConfigurationTest {
 				new IllegalStateException("boom"), message)))
 			.isFalse();
 		assertThat(IdempotencyFatalExceptionStrategy.errorHandler()).isInstanceOf(ConditionalRejectingErrorHandler.class);
+	}
+
+	@Test
+	void aKeyExpressionThatFailedIsFatalWithItsCauseInside() {
+		IdempotencyFatalExceptionStrategy strategy = new IdempotencyFatalExceptionStrategy();
+		Message message = new Message(new byte[0]);
+		assertThat(strategy.isFatal(new ListenerExecutionFailedException("failed",
+				new InvalidIdempotencyKeyException("payment", new IllegalArgumentException("no headers")), message)))
+			.isTrue();
+	}
+
+	@Test
+	void aReplyWithoutDestinationIsFatalAndAReplyThatCouldNotBeSentIsNot() {
+		IdempotencyFatalExceptionStrategy strategy = new IdempotencyFatalExceptionStrategy();
+		Message message = new Message(new byte[0]);
+		assertThat(strategy.isFatal(new ListenerExecutionFailedException("failed",
+				new ReplyFailureException("no reply-to", null, new AmqpException("Cannot determine ReplyTo")),
+				message)))
+			.isTrue();
+		assertThat(strategy.isFatal(new ListenerExecutionFailedException("failed",
+				new ReplyFailureException("send failed", new Address("", "replies"), new AmqpException("closed")),
+				message)))
+			.isFalse();
+	}
+
+	@Test
+	void idempotentListenersThatReplyNowhereAreChecked() {
+		this.runner.run((context) -> assertThat(context).hasSingleBean(IdempotentRabbitListenerReplyCheck.class));
 	}
 
 	@Test

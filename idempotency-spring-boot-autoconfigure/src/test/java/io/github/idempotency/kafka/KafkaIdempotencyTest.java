@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.IdempotencyKeyReusedException;
+import io.github.idempotency.InvalidIdempotencyKeyException;
 import io.github.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import io.github.idempotency.autoconfigure.IdempotencyKafkaAutoConfiguration;
 import io.github.idempotency.metrics.IdempotencyMeters;
@@ -47,7 +48,8 @@ import static org.awaitility.Awaitility.await;
  * partitions per topic.
  */
 @EmbeddedKafka(partitions = 3, topics = { KafkaIdempotencyTest.PAYMENTS, KafkaIdempotencyTest.RESTART,
-		KafkaIdempotencyTest.REUSED, KafkaIdempotencyTest.DEAD_LETTERS })
+		KafkaIdempotencyTest.REUSED, KafkaIdempotencyTest.DEAD_LETTERS, KafkaIdempotencyTest.WRONG_KEY,
+		KafkaIdempotencyTest.WRONG_KEY_DEAD_LETTERS })
 class KafkaIdempotencyTest {
 
 	static final String PAYMENTS = "payments";
@@ -58,6 +60,10 @@ class KafkaIdempotencyTest {
 
 	/** Spring Kafka 4's default dead-letter topic: the topic name and {@code -dlt}. */
 	static final String DEAD_LETTERS = REUSED + "-dlt";
+
+	static final String WRONG_KEY = "wrong-key";
+
+	static final String WRONG_KEY_DEAD_LETTERS = WRONG_KEY + "-dlt";
 
 	private static final String KEY_HEADER = "idempotency-key";
 
@@ -137,6 +143,25 @@ class KafkaIdempotencyTest {
 		});
 	}
 
+	@Test
+	void aKeyExpressionThatFailsOnTheRecordGoesToTheDeadLetterTopicWithoutRetries() {
+		this.runner.withUserConfiguration(WrongKeyListener.class).run((context) -> {
+			KafkaTemplate<String, String> template = template(context);
+			template.send(record(WRONG_KEY, 0, "w-1", "100"));
+			template.flush();
+			Effects effects = context.getBean(Effects.class);
+			await().atMost(TIMEOUT).until(() -> effects.deadLetters.size() == 1);
+			ConsumerRecord<String, String> deadLetter = effects.deadLetters.get(0);
+			assertThat(deadLetter.value()).isEqualTo("100");
+			assertThat(new String(deadLetter.headers().lastHeader("kafka_dlt-exception-cause-fqcn").value(),
+					StandardCharsets.UTF_8))
+				.isEqualTo(InvalidIdempotencyKeyException.class.getName());
+			assertThat(effects.attemptsByValue.get("100")).as("not retried").hasValue(1);
+			assertThat(requests(context, WRONG_KEY, "invalid_key")).isOne();
+			assertThat(effects.byKey).isEmpty();
+		});
+	}
+
 	private static ConcurrentMessageListenerContainer<?, ?> container(ApplicationContext context, String id) {
 		return (ConcurrentMessageListenerContainer<?, ?>) context.getBean(KafkaListenerEndpointRegistry.class)
 			.getListenerContainer(id);
@@ -165,9 +190,13 @@ class KafkaIdempotencyTest {
 	}
 
 	private static double hits(ApplicationContext context, String workflow) {
+		return requests(context, workflow, "hit");
+	}
+
+	private static double requests(ApplicationContext context, String workflow, String outcome) {
 		Counter counter = context.getBean(MeterRegistry.class)
 			.find(IdempotencyMeters.REQUESTS)
-			.tags(IdempotencyMeters.TAG_WORKFLOW, workflow, IdempotencyMeters.TAG_OUTCOME, "hit")
+			.tags(IdempotencyMeters.TAG_WORKFLOW, workflow, IdempotencyMeters.TAG_OUTCOME, outcome)
 			.counter();
 		return (counter != null) ? counter.count() : 0;
 	}
@@ -253,6 +282,13 @@ class KafkaIdempotencyTest {
 			this.effects.apply(record);
 		}
 
+		// README's Message<?> key on a ConsumerRecord: its Headers are no map, so the
+		// index fails on every record; the start cannot tell (headers() exists)
+		@Idempotent(key = "#record.headers['idempotency-key']", workflow = WRONG_KEY)
+		public void chargeWrongKey(ConsumerRecord<String, String> record) {
+			this.effects.apply(record);
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -286,6 +322,43 @@ class KafkaIdempotencyTest {
 		}
 
 		@KafkaListener(id = "reused-dlt", topics = DEAD_LETTERS)
+		public void onDeadLetter(ConsumerRecord<String, String> record) {
+			this.effects.deadLetters.add(record);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class WrongKeyListener {
+
+		private final Effects effects;
+
+		private final Charger charger;
+
+		WrongKeyListener(Effects effects, Charger charger) {
+			this.effects = effects;
+			this.charger = charger;
+		}
+
+		@Bean
+		static Charger charger(Effects effects) {
+			return new Charger(effects);
+		}
+
+		@Bean
+		DefaultErrorHandler errorHandler(KafkaTemplate<Object, Object> template) {
+			// five retries for anything retryable: a key that cannot be evaluated must skip them
+			return new DefaultErrorHandler(new DeadLetterPublishingRecoverer(template), new FixedBackOff(0, 5));
+		}
+
+		@KafkaListener(id = WRONG_KEY, topics = WRONG_KEY)
+		public void onPayment(ConsumerRecord<String, String> record) {
+			this.effects.attemptsByValue.computeIfAbsent(record.value(), (value) -> new AtomicInteger())
+				.incrementAndGet();
+			this.charger.chargeWrongKey(record);
+		}
+
+		@KafkaListener(id = "wrong-key-dlt", topics = WRONG_KEY_DEAD_LETTERS)
 		public void onDeadLetter(ConsumerRecord<String, String> record) {
 			this.effects.deadLetters.add(record);
 		}

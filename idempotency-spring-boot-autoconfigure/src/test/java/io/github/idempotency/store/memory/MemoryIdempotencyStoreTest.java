@@ -5,6 +5,10 @@ import java.time.Clock;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.IdempotencyStoreContract;
 
+/**
+ * The memory store against the shared contract: the shape README's "Writing your own
+ * store" snippet shows for a third-party store.
+ */
 class MemoryIdempotencyStoreTest extends IdempotencyStoreContract {
 
 	@Override
