@@ -26,7 +26,7 @@ enum JdbcDialect {
 	 * statement is its transaction, so the setting ends with it; inside the caller's
 	 * transaction the statement also puts the previous value back once the insert is
 	 * done, so that transaction keeps its own. A claim is one statement whatever it
-	 * finds: the insert in a CTE, and a read of the existing row when it inserted none.
+	 * finds: a read of the row and, when it found none, the insert, in CTEs.
 	 * Lock errors are SQL state 55P03.
 	 */
 	POSTGRESQL {
@@ -52,10 +52,12 @@ enum JdbcDialect {
 
 		@Override
 		String claim(String table, Duration lockTimeout) {
-			// the existing row is read in the same statement, from the statement's snapshot;
-			// NOT EXISTS skips that read once the insert returned its row
-			return "WITH inserted AS (" + insert(table, lockTimeout) + " RETURNING " + COLUMNS + ") "
-					+ found(table);
+			// the row is read first, from the statement's snapshot, and the insert runs only when
+			// that read found none: a duplicate costs about a read
+			return "WITH " + existing(table) + ", inserted AS (INSERT INTO " + table + " (" + COLUMNS + ") SELECT "
+					+ PARAMETERS + " WHERE NOT EXISTS (SELECT 1 FROM existing) AND set_config('lock_timeout', '"
+					+ Math.max(1, lockTimeout.toMillis()) + "ms', true) IS NOT NULL"
+					+ " ON CONFLICT (workflow, idempotency_key) DO NOTHING RETURNING " + COLUMNS + ") " + found();
 		}
 
 		@Override
@@ -63,21 +65,27 @@ enum JdbcDialect {
 			// one round trip, as insertInTransaction: the restoring set_config is evaluated on
 			// the outer join's one output row, which exists only once the insert is done
 			return "WITH bounded AS (SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', '"
-					+ Math.max(1, lockTimeout.toMillis()) + "ms', true)), inserted AS (INSERT INTO " + table + " ("
-					+ COLUMNS + ") SELECT " + PARAMETERS
-					+ " FROM bounded ON CONFLICT (workflow, idempotency_key) DO NOTHING RETURNING " + COLUMNS
-					+ "), found AS (" + found(table) + ") "
+					+ Math.max(1, lockTimeout.toMillis()) + "ms', true)), " + existing(table)
+					+ ", inserted AS (INSERT INTO " + table + " (" + COLUMNS + ") SELECT " + PARAMETERS
+					+ " FROM bounded WHERE NOT EXISTS (SELECT 1 FROM existing)"
+					+ " ON CONFLICT (workflow, idempotency_key) DO NOTHING RETURNING " + COLUMNS + "), found AS ("
+					+ found() + ") "
 					+ "SELECT f.*, set_config('lock_timeout', b.previous, true) FROM bounded b LEFT JOIN found f ON true";
 		}
 
+		private String existing(String table) {
+			return "existing AS (SELECT " + COLUMNS + " FROM " + table
+					+ " WHERE workflow = :workflow AND idempotency_key = :key)";
+		}
+
 		/**
-		 * The row the {@code inserted} CTE returned ({@code claimed} true), else the row as
-		 * the statement's snapshot shows it ({@code claimed} false), else none.
+		 * The row the {@code inserted} CTE returned ({@code claimed} true), else the row the
+		 * {@code existing} CTE read ({@code claimed} false), else none: the insert found a row
+		 * committed after the statement began, which its snapshot does not show.
 		 */
-		private String found(String table) {
+		private String found() {
 			return "SELECT true AS claimed, " + COLUMNS + " FROM inserted UNION ALL SELECT false, " + COLUMNS
-					+ " FROM " + table + " WHERE workflow = :workflow AND idempotency_key = :key"
-					+ " AND NOT EXISTS (SELECT 1 FROM inserted)";
+					+ " FROM existing";
 		}
 
 		@Override

@@ -40,8 +40,8 @@ import org.springframework.util.Assert;
  * <p>
  * A claim inserts the record atomically (PostgreSQL {@code ON CONFLICT DO NOTHING}, a
  * duplicate-key error elsewhere): a first delivery's claim is that one statement. On
- * PostgreSQL the same statement reads the row the insert found, so a duplicate is one
- * statement too; elsewhere the row is read only when it existed (a duplicate costs two
+ * PostgreSQL the same statement reads the row first and inserts only when it found none,
+ * so a duplicate is one statement too, about a primary-key read; elsewhere the row is read only when it existed (a duplicate costs two
  * statements). Finished records and live leases are answered from that read; a takeover
  * candidate is locked with
  * {@code SELECT ... FOR UPDATE NOWAIT} and taken over by an update, in one short
