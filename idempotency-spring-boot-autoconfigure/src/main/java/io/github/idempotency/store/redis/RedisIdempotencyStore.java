@@ -54,8 +54,8 @@ import org.springframework.util.Assert;
  * round trip each, fenced by owner; Spring Data Redis sends them with
  * {@code EVALSHA} and falls back to {@code EVAL} when the server answers
  * {@code NOSCRIPT}. The claim answers in that same round trip with what the engine acts
- * on: a duplicate's response, a failure's error, a mismatch's status and fingerprint (a
- * duplicate costs the server about a {@code GET} of the response); the whole record of
+ * on: a duplicate's response, a failure's error, a mismatch's status and fingerprint (one
+ * {@code HMGET} on the server, not the whole hash); the whole record of
  * a live lease or a takeover; a new record it only acknowledges, since the caller knows
  * all of it.
  * <p>

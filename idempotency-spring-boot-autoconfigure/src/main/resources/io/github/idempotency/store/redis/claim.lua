@@ -6,7 +6,7 @@
 -- Returns { 'ACQUIRED' } for a new record (the caller knows every field of it);
 -- { 'DUPLICATE' } or { 'DUPLICATE', response }, { 'FAILED', error_type[, error_message] } and
 -- { 'MISMATCH', status, fingerprint }: only what the caller acts on, so that a duplicate
--- costs about a GET;
+-- costs one HMGET;
 -- else { outcome, field, value, ... }: the record as found (IN_PROGRESS), or as a takeover
 -- left it (ACQUIRED).
 local key = KEYS[1]
