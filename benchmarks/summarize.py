@@ -23,6 +23,7 @@ BACKENDS = {
 CONTENDERS = {
     "starter": "starter",
     "bare": "bare (by hand)",
+    "bareSelect": "one SELECT by hand",
     "plain": "plain call",
     "springIntegration": "Spring Integration",
     "camel": "Camel",
@@ -72,7 +73,7 @@ def load(paths):
             for entry in json.load(f):
                 cls, method = entry["benchmark"].rsplit(".", 1)
                 cls = cls.rsplit(".", 1)[1]
-                match = re.fullmatch(r"(starter|bare|plain|springIntegration|camel)(First|Duplicate|Call)", method)
+                match = re.fullmatch(r"(starter|bareSelect|bare|plain|springIntegration|camel)(First|Duplicate|Call)", method)
                 if cls not in BACKENDS or not match:
                     continue
                 key = (BACKENDS[cls], match.group(1), match.group(2), entry["threads"])

@@ -25,7 +25,8 @@ import org.springframework.integration.selector.MetadataStoreSelector;
  * <li>{@code bare*}: the protocol by hand with {@code JdbcClient}: {@code INSERT ... ON
  * CONFLICT DO NOTHING} (claim), then {@code UPDATE ... WHERE owner = ?} (complete). First: 2
  * statements, 2 commits; duplicate: the insert finds the row, then one {@code SELECT}
- * reads the stored result (2 statements, no write).</li>
+ * reads the stored result (2 statements, no write). {@code bareSelectDuplicate}: that
+ * {@code SELECT} alone, the floor of any duplicate.</li>
  * <li>{@code springIntegration*}: {@code MetadataStoreSelector.accept} on a
  * {@code JdbcMetadataStore}: one {@code INSERT ... SELECT ... HAVING COUNT(*)=0 ON CONFLICT DO
  * NOTHING}; a duplicate adds a {@code SELECT}. First: 1 statement, 1 commit. No in-progress
@@ -69,6 +70,15 @@ public class JdbcBenchmark {
 			throw new IllegalStateException("Not a duplicate: " + key);
 		}
 		return state.servers.reader.readValue(state.response(BarePostgres.WORKFLOW, key));
+	}
+
+	/**
+	 * The floor of a duplicate: one primary-key {@code SELECT} of the stored result, by hand,
+	 * and its deserialization; no claim at all.
+	 */
+	@Benchmark
+	public Receipt bareSelectDuplicate(BarePostgres state, DuplicateKeys keys) {
+		return state.servers.reader.readValue(state.response(BarePostgres.WORKFLOW, keys.next()));
 	}
 
 	@Benchmark

@@ -93,6 +93,7 @@ class BenchmarksTest {
 			Receipt first = benchmark.bareFirst(state, new Keys());
 			assertThat(state.response(BarePostgres.WORKFLOW, first.key())).contains("\"CHARGED\"");
 			assertThat(benchmark.bareDuplicate(state, new DuplicateKeys()).status()).isEqualTo("CHARGED");
+			assertThat(benchmark.bareSelectDuplicate(state, new DuplicateKeys()).status()).isEqualTo("CHARGED");
 			JdbcInTransactionBenchmark inTransaction = new JdbcInTransactionBenchmark();
 			String key = inTransaction.bareFirst(state, new Keys());
 			assertThat(state.status(BarePostgres.WORKFLOW_IN_TRANSACTION, key)).isEqualTo("COMPLETED");

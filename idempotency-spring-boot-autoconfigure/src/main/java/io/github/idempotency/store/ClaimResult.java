@@ -11,7 +11,11 @@ import org.springframework.util.Assert;
  *
  * @param outcome what the claim found
  * @param record for {@link ClaimOutcome#ACQUIRED} the record as now stored (its attempt
- * and recovery point tell a takeover from a first run); otherwise the record found
+ * and recovery point tell a takeover from a first run); otherwise the record found —
+ * for {@link ClaimOutcome#DUPLICATE}, {@link ClaimOutcome#FAILED} and
+ * {@link ClaimOutcome#MISMATCH} at least its id, status and what the engine acts on
+ * (the response; the error type and message; the fingerprint), a store that answers only
+ * those filling the other fields as it documents
  * @param handle the acquired claim, {@code null} for every other outcome
  */
 public record ClaimResult(ClaimOutcome outcome, IdempotencyRecord record, @Nullable ClaimHandle handle) {

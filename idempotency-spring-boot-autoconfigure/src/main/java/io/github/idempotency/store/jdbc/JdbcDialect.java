@@ -6,14 +6,16 @@ import java.util.Locale;
 
 import javax.sql.DataSource;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.jdbc.core.simple.JdbcClient.StatementSpec;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
 
 /**
  * What differs between the supported databases: how a claim inserts without failing on a
- * conflict, how its lock waits are bounded, and which errors mean "another transaction
- * holds the row".
+ * conflict (and whether it reads the row it found in the same statement), how its lock
+ * waits are bounded, and which errors mean "another transaction holds the row".
  */
 enum JdbcDialect {
 
@@ -23,7 +25,9 @@ enum JdbcDialect {
 	 * bound the wait for a row another transaction inserted or locked. On its own the
 	 * statement is its transaction, so the setting ends with it; inside the caller's
 	 * transaction the statement also puts the previous value back once the insert is
-	 * done, so that transaction keeps its own. Lock errors are SQL state 55P03.
+	 * done, so that transaction keeps its own. A claim is one statement whatever it
+	 * finds: a read of the row and, when it found none, the insert, in CTEs.
+	 * Lock errors are SQL state 55P03.
 	 */
 	POSTGRESQL {
 		@Override
@@ -44,6 +48,44 @@ enum JdbcDialect {
 					+ " FROM bounded ON CONFLICT (workflow, idempotency_key) DO NOTHING RETURNING 1) "
 					+ "SELECT i.n, set_config('lock_timeout', b.previous, true) FROM bounded b, "
 					+ "(SELECT count(*) AS n FROM inserted) i";
+		}
+
+		@Override
+		String claim(String table, Duration lockTimeout) {
+			// the row is read first, from the statement's snapshot, and the insert runs only when
+			// that read found none: a duplicate costs about a read
+			return "WITH " + existing(table) + ", inserted AS (INSERT INTO " + table + " (" + COLUMNS + ") SELECT "
+					+ PARAMETERS + " WHERE NOT EXISTS (SELECT 1 FROM existing) AND set_config('lock_timeout', '"
+					+ Math.max(1, lockTimeout.toMillis()) + "ms', true) IS NOT NULL"
+					+ " ON CONFLICT (workflow, idempotency_key) DO NOTHING RETURNING " + COLUMNS + ") " + found();
+		}
+
+		@Override
+		String claimInTransaction(String table, Duration lockTimeout) {
+			// one round trip, as insertInTransaction: the restoring set_config is evaluated on
+			// the outer join's one output row, which exists only once the insert is done
+			return "WITH bounded AS (SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', '"
+					+ Math.max(1, lockTimeout.toMillis()) + "ms', true)), " + existing(table)
+					+ ", inserted AS (INSERT INTO " + table + " (" + COLUMNS + ") SELECT " + PARAMETERS
+					+ " FROM bounded WHERE NOT EXISTS (SELECT 1 FROM existing)"
+					+ " ON CONFLICT (workflow, idempotency_key) DO NOTHING RETURNING " + COLUMNS + "), found AS ("
+					+ found() + ") "
+					+ "SELECT f.*, set_config('lock_timeout', b.previous, true) FROM bounded b LEFT JOIN found f ON true";
+		}
+
+		private String existing(String table) {
+			return "existing AS (SELECT " + COLUMNS + " FROM " + table
+					+ " WHERE workflow = :workflow AND idempotency_key = :key)";
+		}
+
+		/**
+		 * The row the {@code inserted} CTE returned ({@code claimed} true), else the row the
+		 * {@code existing} CTE read ({@code claimed} false), else none: the insert found a row
+		 * committed after the statement began, which its snapshot does not show.
+		 */
+		private String found() {
+			return "SELECT true AS claimed, " + COLUMNS + " FROM inserted UNION ALL SELECT false, " + COLUMNS
+					+ " FROM existing";
 		}
 
 		@Override
@@ -162,6 +204,27 @@ enum JdbcDialect {
 	 */
 	String insertInTransaction(String table, Duration lockTimeout) {
 		return insert(table, lockTimeout);
+	}
+
+	/**
+	 * A claim in one statement, or {@code null} when the dialect has none (then the
+	 * {@link #insert} is followed by a read when it finds the row): inserts the record
+	 * unless its row exists, and answers one row with a boolean column {@code claimed} and
+	 * the {@link #COLUMNS} — the inserted record, or the existing one — or no row at all when
+	 * the insert found a row that the statement's snapshot does not show (one committed
+	 * while the insert waited for it).
+	 */
+	@Nullable String claim(String table, Duration lockTimeout) {
+		return null;
+	}
+
+	/**
+	 * The {@link #claim(String, Duration) claim} for a claim that joins the caller's
+	 * transaction: it leaves that transaction's settings as they were, and may answer its
+	 * row with {@code NULL} in every column instead of no row.
+	 */
+	@Nullable String claimInTransaction(String table, Duration lockTimeout) {
+		return null;
 	}
 
 	/**

@@ -39,9 +39,11 @@ import org.springframework.util.Assert;
  * A store in one database table, on {@code JdbcClient}: PostgreSQL, MariaDB/MySQL and H2.
  * <p>
  * A claim inserts the record atomically (PostgreSQL {@code ON CONFLICT DO NOTHING}, a
- * duplicate-key error elsewhere): a first delivery's claim is that one statement. Only
- * when the row existed is it read: finished records and live leases are answered from a
- * plain read (a duplicate costs two statements); a takeover candidate is locked with
+ * duplicate-key error elsewhere): a first delivery's claim is that one statement. On
+ * PostgreSQL the same statement reads the row first and inserts only when it found none,
+ * so a duplicate is one statement too, about a primary-key read; elsewhere the row is read only when it existed (a duplicate costs two
+ * statements). Finished records and live leases are answered from that read; a takeover
+ * candidate is locked with
  * {@code SELECT ... FOR UPDATE NOWAIT} and taken over by an update, in one short
  * transaction. A lock held by
  * another transaction (or a lock wait longer than the lock timeout) means the key is in
@@ -91,8 +93,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * Insert (one statement: a first claim ends here); else read (a duplicate, a failure, a
-	 * mismatch or a live lease ends here); else, for a takeover, lock and update in one
+	 * Insert (one statement: a first claim ends here); else read — in the insert's own
+	 * statement on PostgreSQL — (a duplicate, a failure, a mismatch or a live lease ends
+	 * here); else, for a takeover, lock and update in one
 	 * short transaction (or the caller's). Inside the caller's transaction the claimed
 	 * record is written already {@code COMPLETED} (see {@link TransactionalJdbcClaim}).
 	 */
@@ -118,12 +121,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	private ClaimResult claimNow(JdbcRecordTable table, ClaimRequest request, boolean inTransaction) {
 		Instant now = table.now();
 		IdempotencyRecord claimed = claimed(null, request, now, inTransaction);
-		if (table.insert(claimed, inTransaction)) {
+		JdbcRecordTable.Insertion insertion = table.insertOrRead(claimed, inTransaction);
+		if (insertion.inserted()) {
 			return acquiredAfterInsert(table, claimed, request, inTransaction, now);
 		}
 		// the insert may have waited on another transaction's row: decide on the time now
 		now = table.now();
-		IdempotencyRecord existing = table.readAfterConflict(request.id(), inTransaction);
+		IdempotencyRecord existing = insertion.existing();
 		if (existing == null) {
 			// released between the insert and the read: the key is free again
 			claimed = claimed(null, request, now, inTransaction);

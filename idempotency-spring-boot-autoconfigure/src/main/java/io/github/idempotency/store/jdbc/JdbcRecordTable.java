@@ -6,6 +6,7 @@ import java.sql.Types;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 import javax.sql.DataSource;
@@ -68,6 +69,10 @@ final class JdbcRecordTable {
 
 	private final String insertInTransaction;
 
+	private final @Nullable String claim;
+
+	private final @Nullable String claimInTransaction;
+
 	JdbcRecordTable(DataSource dataSource, JdbcDialect dialect, String table, Duration lockTimeout, Clock clock) {
 		this.jdbc = JdbcClient.create(dataSource);
 		JdbcTemplate bounded = new JdbcTemplate(dataSource);
@@ -81,6 +86,23 @@ final class JdbcRecordTable {
 				+ " WHERE workflow = :workflow AND idempotency_key = :key";
 		this.insert = dialect.insert(table, lockTimeout);
 		this.insertInTransaction = dialect.insertInTransaction(table, lockTimeout);
+		this.claim = dialect.claim(table, lockTimeout);
+		this.claimInTransaction = dialect.claimInTransaction(table, lockTimeout);
+	}
+
+	/**
+	 * What a claim's insert did.
+	 * @param inserted whether it inserted the record
+	 * @param existing the row it found instead, as {@link #readAfterConflict} reads it;
+	 * {@code null} when it inserted, or when the row is gone again
+	 */
+	record Insertion(boolean inserted, @Nullable IdempotencyRecord existing) {
+
+		static final Insertion INSERTED = new Insertion(true, null);
+
+		/** No row: the statement's snapshot does not show the row the insert found. */
+		private static final Insertion NONE = new Insertion(false, null);
+
 	}
 
 	/**
@@ -115,6 +137,35 @@ final class JdbcRecordTable {
 		catch (DuplicateKeyException ex) {
 			return false;
 		}
+	}
+
+	/**
+	 * Inserts a record unless its row exists, and reads the row it found: one statement
+	 * where the dialect has a {@link JdbcDialect#claim one-statement claim} (unless the
+	 * insert waited for a row committed after the statement began, which its snapshot does
+	 * not show: then a second read), otherwise the {@link #insert} and, when it finds the
+	 * row, {@link #readAfterConflict}.
+	 * @param record the record
+	 * @param inTransaction whether the statement runs in the caller's transaction
+	 * @return what the insert did
+	 */
+	Insertion insertOrRead(IdempotencyRecord record, boolean inTransaction) {
+		String claim = inTransaction ? this.claimInTransaction : this.claim;
+		if (claim == null) {
+			return insert(record, inTransaction) ? Insertion.INSERTED
+					: new Insertion(false, readAfterConflict(record.id(), inTransaction));
+		}
+		List<Insertion> found = this.jdbc.sql(claim)
+			.paramSource(parameters(record))
+			.query((rs, row) -> (rs.getString("workflow") != null)
+					? new Insertion(rs.getBoolean("claimed"), toRecord(rs, row)) : Insertion.NONE)
+			.list();
+		Insertion insertion = found.isEmpty() ? Insertion.NONE : found.get(0);
+		if (insertion.inserted()) {
+			return Insertion.INSERTED;
+		}
+		return (insertion.existing() != null) ? insertion
+				: new Insertion(false, readAfterConflict(record.id(), inTransaction));
 	}
 
 	@Nullable IdempotencyRecord read(RecordId id) {

@@ -53,8 +53,11 @@ import org.springframework.util.Assert;
  * fail, {@code release.lua}, {@code renew.lua} for renew and save-recovery-point), one
  * round trip each, fenced by owner; Spring Data Redis sends them with
  * {@code EVALSHA} and falls back to {@code EVAL} when the server answers
- * {@code NOSCRIPT}. The claim answers with the record it found or took over in that same
- * round trip; a new record it only acknowledges, since the caller knows all of it.
+ * {@code NOSCRIPT}. The claim answers in that same round trip with what the engine acts
+ * on: a duplicate's response, a failure's error, a mismatch's status and fingerprint (one
+ * {@code HMGET} on the server, not the whole hash); the whole record of
+ * a live lease or a takeover; a new record it only acknowledges, since the caller knows
+ * all of it.
  * <p>
  * Time comes from the given {@link Clock}: the scripts compare the caller's "now" with the
  * {@code lease_until} and {@code expires_at} fields, so the lease and retention are
@@ -135,10 +138,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 				String.valueOf(leaseUntil + request.retention().toMillis()), String.valueOf(ttl));
 		Assert.state(reply != null && !reply.isEmpty(), "The claim script answered nothing");
 		ClaimOutcome outcome = ClaimOutcome.valueOf((String) reply.get(0));
-		IdempotencyRecord record = (reply.size() == 1)
-				// a new record: the script wrote exactly what the rules say, and sent nothing back
-				? ClaimRules.claimed(null, request, Instant.ofEpochMilli(now))
-				: record(request.id(), fields(reply.subList(1, reply.size())));
+		Instant at = Instant.ofEpochMilli(now);
+		IdempotencyRecord record = switch (outcome) {
+			case DUPLICATE -> answered(request, RecordStatus.COMPLETED, request.fingerprint(), part(reply, 1), null,
+					null, at);
+			case FAILED -> answered(request, RecordStatus.FAILED, request.fingerprint(), null, part(reply, 1),
+					part(reply, 2), at);
+			case MISMATCH -> answered(request, RecordStatus.valueOf((String) reply.get(1)), part(reply, 2), null, null,
+					null, at);
+			// a new record: the script wrote exactly what the rules say, and sent nothing back
+			default -> (reply.size() == 1) ? ClaimRules.claimed(null, request, at)
+					: record(request.id(), fields(reply.subList(1, reply.size())));
+		};
 		return (outcome == ClaimOutcome.ACQUIRED) ? ClaimResult.acquired(record, new RedisClaim(request))
 				: ClaimResult.of(outcome, record);
 	}
@@ -236,6 +247,22 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	private long now() {
 		return this.clock.millis();
+	}
+
+	private static @Nullable String part(List<?> reply, int index) {
+		return (index < reply.size()) ? (String) reply.get(index) : null;
+	}
+
+	/**
+	 * A record the claim script answered in part: a duplicate only its response, a failure
+	 * its error, a mismatch its status and fingerprint — what the engine acts on. The
+	 * fingerprint of a duplicate or failure is the request's (they matched); the fields
+	 * not sent are placeholders: no owner, attempt 0, every time {@code now}.
+	 */
+	private static IdempotencyRecord answered(ClaimRequest request, RecordStatus status, @Nullable String fingerprint,
+			@Nullable String response, @Nullable String errorType, @Nullable String errorMessage, Instant now) {
+		return new IdempotencyRecord(request.id(), status, fingerprint, "", 0, now, null, response, errorType,
+				errorMessage, now, now, now);
 	}
 
 	private static Map<String, String> fields(List<?> flat) {

@@ -3,8 +3,12 @@
 -- ARGV[1] now, ARGV[2] owner, ARGV[3] fingerprint ('' for none),
 -- ARGV[4] lease_until, ARGV[5] expires_at (epoch milliseconds of the caller's clock),
 -- ARGV[6] time to live in milliseconds (relative, so the caller's clock cannot drop the key early)
--- Returns { 'ACQUIRED' } for a new record (the caller knows every field of it), or
--- { outcome, field, value, ... }: the record as found, or as a takeover left it.
+-- Returns { 'ACQUIRED' } for a new record (the caller knows every field of it);
+-- { 'DUPLICATE' } or { 'DUPLICATE', response }, { 'FAILED', error_type[, error_message] } and
+-- { 'MISMATCH', status, fingerprint }: only what the caller acts on, so that a duplicate
+-- costs one HMGET;
+-- else { outcome, field, value, ... }: the record as found (IN_PROGRESS), or as a takeover
+-- left it (ACQUIRED).
 local key = KEYS[1]
 local now = tonumber(ARGV[1])
 local fingerprint = ARGV[3]
@@ -21,18 +25,32 @@ local function create()
 	return { 'ACQUIRED' }
 end
 
-local found = redis.call('HGETALL', key)
-if #found == 0 then
+-- the fields every outcome is decided on, and the one a duplicate answers with
+local state = redis.call('HMGET', key, 'status', 'expires_at', 'fingerprint', 'response')
+local status = state[1]
+if not status then
 	return create()
 end
-local record = {}
-for i = 1, #found, 2 do
-	record[found[i]] = found[i + 1]
-end
-if tonumber(record.expires_at) <= now then
+if tonumber(state[2]) <= now then
 	-- over, though Redis has not dropped it yet: a new record in its place
 	redis.call('DEL', key)
 	return create()
+end
+if fingerprint ~= '' and state[3] and state[3] ~= fingerprint then
+	return { 'MISMATCH', status, state[3] }
+end
+if status == 'COMPLETED' then
+	return state[4] and { 'DUPLICATE', state[4] } or { 'DUPLICATE' }
+end
+if status == 'FAILED' then
+	local failure = redis.call('HMGET', key, 'error_type', 'error_message')
+	return failure[2] and { 'FAILED', failure[1], failure[2] } or { 'FAILED', failure[1] }
+end
+
+local found = redis.call('HGETALL', key)
+local record = {}
+for i = 1, #found, 2 do
+	record[found[i]] = found[i + 1]
 end
 
 local function answer(outcome, fields)
@@ -43,15 +61,6 @@ local function answer(outcome, fields)
 	return reply
 end
 
-if fingerprint ~= '' and record.fingerprint and record.fingerprint ~= fingerprint then
-	return answer('MISMATCH', found)
-end
-if record.status == 'COMPLETED' then
-	return answer('DUPLICATE', found)
-end
-if record.status == 'FAILED' then
-	return answer('FAILED', found)
-end
 if tonumber(record.lease_until) > now then
 	return answer('IN_PROGRESS', found)
 end

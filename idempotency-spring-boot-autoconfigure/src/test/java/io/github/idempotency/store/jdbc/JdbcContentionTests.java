@@ -122,6 +122,24 @@ abstract class JdbcContentionTests {
 	}
 
 	@Test
+	void aClaimThatWaitedForAnotherTransactionsCommitAnswersTheCommittedRecord() throws Exception {
+		// on PostgreSQL the claim's statement cannot see a row committed after it began: it
+		// reads the row again
+		RecordId id = id("committed");
+		Future<ClaimResult> waiting;
+		try (Connection holder = this.dataSource.getConnection()) {
+			holder.setAutoCommit(false);
+			storeOn(holder).claim(request(id, "holder", LEASE));
+			waiting = this.executor.submit(() -> this.store.claim(request(id, "waiter", LEASE)));
+			awaitLockWait();
+			holder.commit();
+		}
+		ClaimResult claim = waiting.get(30, TimeUnit.SECONDS);
+		assertThat(claim.outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
+		assertThat(claim.record().owner()).isEqualTo("holder");
+	}
+
+	@Test
 	void theCleanupNeverDeletesARecordTakenOverWhileItWaited() throws Exception {
 		RecordId id = id("reclaimed");
 		ClaimRequest old = new ClaimRequest(id, "old", null, LEASE, Duration.ofMinutes(1));

@@ -1,0 +1,103 @@
+package io.github.idempotency.store.jdbc;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.idempotency.store.ClaimOutcome;
+import io.github.idempotency.store.ClaimRequest;
+import io.github.idempotency.store.ClaimResult;
+import io.github.idempotency.store.MutableClock;
+import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.jdbc.PostgresJdbcVoidInTransactionTest.StatementCounter;
+import io.github.idempotency.testsupport.TestDatabases;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * On PostgreSQL a claim is one statement whatever it finds: a new key is inserted, an
+ * existing record is answered from the same statement — outside a transaction and inside
+ * the caller's — counting the statements sent, in a table of its own.
+ */
+class PostgresJdbcClaimStatementsTest {
+
+	private static final String TABLE = "idempotency_claim_statements_test";
+
+	private final StatementCounter dataSource = new StatementCounter(TestDatabases.postgres());
+
+	private final TransactionTemplate transactions = new TransactionTemplate(
+			new DataSourceTransactionManager(this.dataSource));
+
+	private final JdbcIdempotencyStore store;
+
+	private final String prefix = UUID.randomUUID().toString();
+
+	PostgresJdbcClaimStatementsTest() {
+		TestDatabases.createTable(TestDatabases.postgres(), "postgresql", TABLE);
+		this.store = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(5),
+				new MutableClock(Instant.now()));
+	}
+
+	@Test
+	void aFirstClaimIsOneStatement() {
+		assertThat(statements(() -> claim("first", "owner-1"))).isOne();
+	}
+
+	@Test
+	void aDuplicateClaimIsOneStatement() {
+		assertThat(claim("done", "owner-1").acquiredHandle().complete("{\"ok\":true}")).isTrue();
+		ClaimResult[] duplicate = new ClaimResult[1];
+		assertThat(statements(() -> duplicate[0] = claim("done", "owner-2"))).isOne();
+		assertThat(duplicate[0].outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
+		assertThat(duplicate[0].record().response()).isEqualTo("{\"ok\":true}");
+	}
+
+	@Test
+	void aClaimOfALiveLeaseIsOneStatement() {
+		claim("running", "owner-1");
+		ClaimResult[] conflict = new ClaimResult[1];
+		assertThat(statements(() -> conflict[0] = claim("running", "owner-2"))).isOne();
+		assertThat(conflict[0].outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
+		assertThat(conflict[0].record().owner()).isEqualTo("owner-1");
+	}
+
+	@Test
+	void aDuplicateClaimInsideTheCallersTransactionIsOneStatement() {
+		this.transactions.executeWithoutResult((status) -> claim("done-tx", "owner-1"));
+		ClaimResult duplicate = this.transactions.execute((status) -> {
+			ClaimResult[] result = new ClaimResult[1];
+			assertThat(statements(() -> result[0] = claim("done-tx", "owner-2"))).isOne();
+			return result[0];
+		});
+		assertThat(duplicate).isNotNull();
+		assertThat(duplicate.outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
+	}
+
+	@Test
+	void aFirstClaimInsideTheCallersTransactionIsOneStatementAndKeepsItsLockTimeout() {
+		this.transactions.executeWithoutResult((status) -> {
+			JdbcClient jdbc = JdbcClient.create(this.dataSource);
+			jdbc.sql("SET LOCAL lock_timeout = '1234ms'").update();
+			assertThat(statements(() -> claim("first-tx", "owner-1"))).isOne();
+			assertThat(jdbc.sql("SHOW lock_timeout").query(String.class).single()).isEqualTo("1234ms");
+		});
+	}
+
+	private ClaimResult claim(String key, String owner) {
+		return this.store.claim(new ClaimRequest(new RecordId("statements", this.prefix + "-" + key), owner, null,
+				Duration.ofSeconds(30), Duration.ofDays(1)));
+	}
+
+	private int statements(Supplier<?> call) {
+		int before = this.dataSource.statements.get();
+		call.get();
+		return this.dataSource.statements.get() - before;
+	}
+
+}
