@@ -1,7 +1,6 @@
 package io.github.idempotency.store.memory;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -90,19 +89,10 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
 	 */
 	private final class MemoryClaim implements ClaimHandle {
 
-		private final RecordId id;
-
-		private final String owner;
-
-		private final Duration leaseTtl;
-
-		private final Duration retention;
+		private final ClaimRequest request;
 
 		MemoryClaim(ClaimRequest request) {
-			this.id = request.id();
-			this.owner = request.owner();
-			this.leaseTtl = request.leaseTtl();
-			this.retention = request.retention();
+			this.request = request;
 		}
 
 		@Override
@@ -118,7 +108,7 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
 		@Override
 		public boolean release(Throwable failure) {
 			boolean[] released = new boolean[1];
-			MemoryIdempotencyStore.this.records.computeIfPresent(this.id, (key, record) -> {
+			MemoryIdempotencyStore.this.records.computeIfPresent(this.request.id(), (key, record) -> {
 				released[0] = isOwned(record);
 				return released[0] ? null : record;
 			});
@@ -139,15 +129,15 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
 				@Nullable String errorMessage) {
 			return update((record) -> {
 				Instant now = MemoryIdempotencyStore.this.clock.instant();
-				return new IdempotencyRecord(this.id, status, record.fingerprint(), this.owner, record.attempt(),
+				return new IdempotencyRecord(this.request.id(), status, record.fingerprint(), this.request.owner(), record.attempt(),
 						record.leaseUntil(), record.recoveryPoint(), response, errorType, errorMessage,
-						record.createdAt(), now, now.plus(this.retention));
+						record.createdAt(), now, now.plus(this.request.retention()));
 			});
 		}
 
 		private IdempotencyRecord withLease(IdempotencyRecord record, @Nullable String recoveryPoint) {
 			Instant now = MemoryIdempotencyStore.this.clock.instant();
-			Instant leaseUntil = now.plus(this.leaseTtl);
+			Instant leaseUntil = now.plus(this.request.leaseTtl());
 			Instant expiresAt = leaseUntil.isAfter(record.expiresAt()) ? leaseUntil : record.expiresAt();
 			return new IdempotencyRecord(record.id(), record.status(), record.fingerprint(), record.owner(),
 					record.attempt(), leaseUntil, (recoveryPoint != null) ? recoveryPoint : record.recoveryPoint(),
@@ -156,7 +146,7 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
 
 		private boolean update(UnaryOperator<IdempotencyRecord> update) {
 			boolean[] updated = new boolean[1];
-			MemoryIdempotencyStore.this.records.computeIfPresent(this.id, (key, record) -> {
+			MemoryIdempotencyStore.this.records.computeIfPresent(this.request.id(), (key, record) -> {
 				updated[0] = isOwned(record);
 				return updated[0] ? update.apply(record) : record;
 			});
@@ -164,7 +154,7 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
 		}
 
 		private boolean isOwned(IdempotencyRecord record) {
-			return record.status() == RecordStatus.IN_PROGRESS && record.owner().equals(this.owner)
+			return record.status() == RecordStatus.IN_PROGRESS && record.owner().equals(this.request.owner())
 					&& !record.isExpired(MemoryIdempotencyStore.this.clock.instant());
 		}
 

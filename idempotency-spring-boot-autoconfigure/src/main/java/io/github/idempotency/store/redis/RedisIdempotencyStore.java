@@ -316,63 +316,54 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 */
 	private final class RedisClaim implements ClaimHandle {
 
-		private final RecordId id;
-
-		private final String owner;
-
-		private final Duration leaseTtl;
-
-		private final Duration retention;
+		private final ClaimRequest request;
 
 		RedisClaim(ClaimRequest request) {
-			this.id = request.id();
-			this.owner = request.owner();
-			this.leaseTtl = request.leaseTtl();
-			this.retention = request.retention();
+			this.request = request;
 		}
 
 		@Override
 		public boolean complete(@Nullable String response) {
 			long now = now();
-			List<String> fields = finished(RecordStatus.COMPLETED, now, this.retention);
+			List<String> fields = finished(RecordStatus.COMPLETED, now, this.request.retention());
 			if (response != null) {
 				fields.add("response");
 				fields.add(response);
 			}
-			return finish(this.id, this.owner, now, this.retention, fields);
+			return finish(this.request.id(), this.request.owner(), now, this.request.retention(), fields);
 		}
 
 		@Override
 		public boolean fail(Throwable failure) {
 			long now = now();
-			List<String> fields = finished(RecordStatus.FAILED, now, this.retention);
+			List<String> fields = finished(RecordStatus.FAILED, now, this.request.retention());
 			fields.add("error_type");
 			fields.add(failure.getClass().getName());
 			if (failure.getMessage() != null) {
 				fields.add("error_message");
 				fields.add(failure.getMessage());
 			}
-			return finish(this.id, this.owner, now, this.retention, fields);
+			return finish(this.request.id(), this.request.owner(), now, this.request.retention(), fields);
 		}
 
 		@Override
 		public boolean release(Throwable failure) {
-			return isOne(RedisIdempotencyStore.this.redis.execute(RELEASE, List.of(key(this.id)), this.owner,
+			return isOne(RedisIdempotencyStore.this.redis.execute(RELEASE, List.of(key(this.request.id())), this.request.owner(),
 					String.valueOf(now())));
 		}
 
 		@Override
 		public boolean renew() {
 			long now = now();
-			return isOne(RedisIdempotencyStore.this.redis.execute(RENEW, List.of(key(this.id)), this.owner,
-					String.valueOf(now), String.valueOf(now + this.leaseTtl.toMillis())));
+			return isOne(RedisIdempotencyStore.this.redis.execute(RENEW, List.of(key(this.request.id())), this.request.owner(),
+					String.valueOf(now), String.valueOf(now + this.request.leaseTtl().toMillis())));
 		}
 
 		@Override
 		public boolean saveRecoveryPoint(String recoveryPoint) {
 			long now = now();
-			return isOne(RedisIdempotencyStore.this.redis.execute(RENEW, List.of(key(this.id)), this.owner,
-					String.valueOf(now), String.valueOf(now + this.leaseTtl.toMillis()), recoveryPoint));
+			return isOne(RedisIdempotencyStore.this.redis.execute(RENEW, List.of(key(this.request.id())), this.request.owner(),
+					String.valueOf(now), String.valueOf(now + this.request.leaseTtl().toMillis()), recoveryPoint));
 		}
 
 	}
