@@ -1,6 +1,5 @@
 package io.github.idempotency.kafka;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -10,26 +9,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.Idempotent;
-import io.github.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import io.github.idempotency.autoconfigure.IdempotencyKafkaAutoConfiguration;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.core.KafkaTemplate;
-import org.springframework.kafka.test.condition.EmbeddedKafkaCondition;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,21 +36,12 @@ class KafkaAsyncListenerTest {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, JacksonAutoConfiguration.class,
-				IdempotencyAutoConfiguration.class, IdempotencyKafkaAutoConfiguration.class,
-				KafkaAutoConfiguration.class))
-		.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-		.withUserConfiguration(AsyncListener.class)
-		.withPropertyValues("idempotency.backend=memory",
-				"spring.kafka.bootstrap-servers=" + EmbeddedKafkaCondition.getBroker().getBrokersAsString(),
-				"spring.kafka.consumer.auto-offset-reset=earliest");
+	private final ApplicationContextRunner runner = KafkaTests.runner().withUserConfiguration(AsyncListener.class);
 
 	@Test
 	void aLateFailureIsRedeliveredAndADuplicateCompletesWithTheStoredResult() {
 		this.runner.run((context) -> {
-			@SuppressWarnings("unchecked")
-			KafkaTemplate<String, String> template = context.getBean(KafkaTemplate.class);
+			KafkaTemplate<String, String> template = KafkaTests.template(context);
 			template.send(record("k-1"));
 			template.send(record("fails-once"));
 			template.send(record("k-1"));
@@ -77,9 +57,7 @@ class KafkaAsyncListenerTest {
 	}
 
 	private static ProducerRecord<String, String> record(String key) {
-		RecordHeaders headers = new RecordHeaders();
-		headers.add("idempotency-key", key.getBytes(StandardCharsets.UTF_8));
-		return new ProducerRecord<>(TOPIC, 0, key, "100", headers);
+		return KafkaTests.record(TOPIC, 0, key, "100");
 	}
 
 	/** Proxied by the idempotency advisor: read through its methods. */

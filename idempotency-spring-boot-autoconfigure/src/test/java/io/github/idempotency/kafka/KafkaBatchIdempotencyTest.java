@@ -1,6 +1,5 @@
 package io.github.idempotency.kafka;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -8,36 +7,26 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.Idempotent;
-import io.github.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import io.github.idempotency.autoconfigure.IdempotencyKafkaAutoConfiguration;
-import io.github.idempotency.metrics.IdempotencyMeters;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.listener.BatchListenerFailedException;
-import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
-import org.springframework.kafka.test.condition.EmbeddedKafkaCondition;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.util.backoff.FixedBackOff;
 
+import static io.github.idempotency.kafka.KafkaTests.awaitAssignment;
+import static io.github.idempotency.kafka.KafkaTests.container;
+import static io.github.idempotency.kafka.KafkaTests.record;
+import static io.github.idempotency.kafka.KafkaTests.requests;
+import static io.github.idempotency.kafka.KafkaTests.template;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -52,19 +41,10 @@ class KafkaBatchIdempotencyTest {
 
 	static final String FAILING = "batch-failing";
 
-	private static final String KEY_HEADER = "idempotency-key";
-
 	private static final Duration TIMEOUT = Duration.ofSeconds(90);
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, JacksonAutoConfiguration.class,
-				IdempotencyAutoConfiguration.class, IdempotencyKafkaAutoConfiguration.class,
-				KafkaAutoConfiguration.class))
-		.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-		.withBean(Effects.class, Effects::new)
-		.withPropertyValues("idempotency.backend=memory",
-				"spring.kafka.bootstrap-servers=" + EmbeddedKafkaCondition.getBroker().getBrokersAsString(),
-				"spring.kafka.consumer.auto-offset-reset=earliest");
+	private final ApplicationContextRunner runner = KafkaTests.runner()
+		.withBean(Effects.class, Effects::new);
 
 	@Test
 	void duplicatesSpreadOverPartitionsAndBatchesHaveOneEffectEach() {
@@ -111,25 +91,6 @@ class KafkaBatchIdempotencyTest {
 			assertThat(effects.byKey).doesNotContainKey("poison")
 				.allSatisfy((key, count) -> assertThat(count).hasValue(1));
 		});
-	}
-
-	@SuppressWarnings("unchecked")
-	private static KafkaTemplate<String, String> template(ApplicationContext context) {
-		return context.getBean(KafkaTemplate.class);
-	}
-
-	private static ProducerRecord<String, String> record(String topic, int partition, String key, String value) {
-		RecordHeaders headers = new RecordHeaders();
-		headers.add(KEY_HEADER, key.getBytes(StandardCharsets.UTF_8));
-		return new ProducerRecord<>(topic, partition, key, value, headers);
-	}
-
-	private static double requests(ApplicationContext context, String workflow, String outcome) {
-		Counter counter = context.getBean(MeterRegistry.class)
-			.find(IdempotencyMeters.REQUESTS)
-			.tags(IdempotencyMeters.TAG_WORKFLOW, workflow, IdempotencyMeters.TAG_OUTCOME, outcome)
-			.counter();
-		return (counter != null) ? counter.count() : 0;
 	}
 
 	static class Effects {

@@ -8,38 +8,29 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.IdempotencyKeyReusedException;
 import io.github.idempotency.InvalidIdempotencyKeyException;
-import io.github.idempotency.autoconfigure.IdempotencyAutoConfiguration;
-import io.github.idempotency.autoconfigure.IdempotencyKafkaAutoConfiguration;
-import io.github.idempotency.metrics.IdempotencyMeters;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.annotation.KafkaListener;
-import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
-import org.springframework.kafka.test.condition.EmbeddedKafkaCondition;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 import org.springframework.util.backoff.FixedBackOff;
 
+import static io.github.idempotency.kafka.KafkaTests.awaitAssignment;
+import static io.github.idempotency.kafka.KafkaTests.container;
+import static io.github.idempotency.kafka.KafkaTests.record;
+import static io.github.idempotency.kafka.KafkaTests.requests;
+import static io.github.idempotency.kafka.KafkaTests.template;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -65,24 +56,15 @@ class KafkaIdempotencyTest {
 
 	static final String WRONG_KEY_DEAD_LETTERS = WRONG_KEY + "-dlt";
 
-	private static final String KEY_HEADER = "idempotency-key";
-
 	private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, JacksonAutoConfiguration.class,
-				IdempotencyAutoConfiguration.class, IdempotencyKafkaAutoConfiguration.class,
-				KafkaAutoConfiguration.class))
-		.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-		.withBean(Effects.class, Effects::new)
-		.withPropertyValues("idempotency.backend=memory",
-				"spring.kafka.bootstrap-servers=" + EmbeddedKafkaCondition.getBroker().getBrokersAsString(),
-				"spring.kafka.consumer.auto-offset-reset=earliest");
+	private final ApplicationContextRunner runner = KafkaTests.runner()
+		.withBean(Effects.class, Effects::new);
 
 	@Test
 	void duplicatesSpreadOverPartitionsAndThreadsHaveOneEffectEach() {
 		this.runner.withUserConfiguration(PaymentListener.class).run((context) -> {
-			awaitAssignment(container(context, PAYMENTS));
+			awaitAssignment(container(context, PAYMENTS), TIMEOUT);
 			KafkaTemplate<String, String> template = template(context);
 			for (int i = 0; i < 300; i++) {
 				// keys 0-99 are sent twice, each time to another partition
@@ -103,7 +85,7 @@ class KafkaIdempotencyTest {
 			.withPropertyValues("spring.kafka.listener.ack-mode=manual")
 			.run((context) -> {
 				ConcurrentMessageListenerContainer<?, ?> container = container(context, RESTART);
-				awaitAssignment(container);
+				awaitAssignment(container, TIMEOUT);
 				KafkaTemplate<String, String> template = template(context);
 				for (int i = 0; i < 30; i++) {
 					template.send(record(RESTART, i % 3, "r-" + i, "100"));
@@ -162,43 +144,8 @@ class KafkaIdempotencyTest {
 		});
 	}
 
-	private static ConcurrentMessageListenerContainer<?, ?> container(ApplicationContext context, String id) {
-		return (ConcurrentMessageListenerContainer<?, ?>) context.getBean(KafkaListenerEndpointRegistry.class)
-			.getListenerContainer(id);
-	}
-
-	/**
-	 * Waits until every consumer thread of the container owns a partition.
-	 * @param container the container
-	 */
-	private static void awaitAssignment(ConcurrentMessageListenerContainer<?, ?> container) {
-		await().atMost(TIMEOUT)
-			.until(() -> container.getContainers()
-				.stream()
-				.allMatch((child) -> !child.getAssignedPartitions().isEmpty()));
-	}
-
-	@SuppressWarnings("unchecked")
-	private static KafkaTemplate<String, String> template(ApplicationContext context) {
-		return context.getBean(KafkaTemplate.class);
-	}
-
-	private static ProducerRecord<String, String> record(String topic, int partition, String key, String value) {
-		RecordHeaders headers = new RecordHeaders();
-		headers.add(KEY_HEADER, key.getBytes(StandardCharsets.UTF_8));
-		return new ProducerRecord<>(topic, partition, key, value, headers);
-	}
-
 	private static double hits(ApplicationContext context, String workflow) {
 		return requests(context, workflow, "hit");
-	}
-
-	private static double requests(ApplicationContext context, String workflow, String outcome) {
-		Counter counter = context.getBean(MeterRegistry.class)
-			.find(IdempotencyMeters.REQUESTS)
-			.tags(IdempotencyMeters.TAG_WORKFLOW, workflow, IdempotencyMeters.TAG_OUTCOME, outcome)
-			.counter();
-		return (counter != null) ? counter.count() : 0;
 	}
 
 	static class Effects {
