@@ -6,19 +6,14 @@ import javax.sql.DataSource;
 
 import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
-import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.sql.autoconfigure.init.OnDatabaseInitializationCondition;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * What every store on the jdbc table needs (the jdbc and the hybrid backends): its schema
@@ -57,16 +52,10 @@ class JdbcSupportConfiguration {
 
 	}
 
-	static class OnCleanupEnabledCondition extends SpringBootCondition {
+	static class OnCleanupEnabledCondition extends OnPositiveIntervalCondition {
 
-		@Override
-		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-			Duration interval = Binder.get(context.getEnvironment())
-				.bind("idempotency.jdbc.cleanup.interval", Duration.class)
-				.orElse(Duration.ofHours(1));
-			String message = "idempotency.jdbc.cleanup.interval is " + interval;
-			return (interval.isZero() || interval.isNegative()) ? ConditionOutcome.noMatch(message)
-					: ConditionOutcome.match(message);
+		OnCleanupEnabledCondition() {
+			super("idempotency.jdbc.cleanup.interval", Duration.ofHours(1));
 		}
 
 	}

@@ -8,17 +8,12 @@ import org.apache.commons.logging.LogFactory;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
-import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
-import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * The memory store, and the scheduled cleanup that keeps it from growing for ever.
@@ -49,16 +44,10 @@ class MemoryStoreConfiguration {
 		return new ExpiredRecordsCleaner("memory", store::purgeExpired, properties.getCleanupInterval());
 	}
 
-	static class OnCleanupEnabledCondition extends SpringBootCondition {
+	static class OnCleanupEnabledCondition extends OnPositiveIntervalCondition {
 
-		@Override
-		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-			Duration interval = Binder.get(context.getEnvironment())
-				.bind("idempotency.memory.cleanup-interval", Duration.class)
-				.orElse(Duration.ofMinutes(1));
-			String message = "idempotency.memory.cleanup-interval is " + interval;
-			return (interval.isZero() || interval.isNegative()) ? ConditionOutcome.noMatch(message)
-					: ConditionOutcome.match(message);
+		OnCleanupEnabledCondition() {
+			super("idempotency.memory.cleanup-interval", Duration.ofMinutes(1));
 		}
 
 	}
