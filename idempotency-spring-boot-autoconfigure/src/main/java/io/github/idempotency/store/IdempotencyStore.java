@@ -4,6 +4,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
 /**
  * The storage SPI: a few atomic operations on one record per {@link RecordId}. The
  * protocol (claim, run, complete, fail or release, renew while running, wait on a
@@ -68,6 +72,42 @@ public interface IdempotencyStore {
 			throw ex;
 		}
 		return results;
+	}
+
+	/**
+	 * Completes several claims that this store acquired, as {@link ClaimHandle#complete}
+	 * completes one: each on its own, answered at the same position ({@code false} when
+	 * that claim is no longer this run's).
+	 * <p>
+	 * The default completes one handle after the other; when one fails, the others are
+	 * still tried and the first failure is thrown after them (the rest suppressed). A store
+	 * that can complete many records in one round trip should override it.
+	 * @param handles acquired claims of this store
+	 * @param responses the serialized result of each claim, {@code null} for {@code void}
+	 * @return for each handle whether its record was completed
+	 */
+	default List<Boolean> completeAll(List<ClaimHandle> handles, List<@Nullable String> responses) {
+		Assert.isTrue(handles.size() == responses.size(), "One response per handle is required");
+		List<Boolean> completed = new ArrayList<>(handles.size());
+		RuntimeException failure = null;
+		for (int i = 0; i < handles.size(); i++) {
+			try {
+				completed.add(handles.get(i).complete(responses.get(i)));
+			}
+			catch (RuntimeException ex) {
+				completed.add(false);
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
+		if (failure != null) {
+			throw failure;
+		}
+		return completed;
 	}
 
 	/**
