@@ -8,6 +8,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.aot.AbstractAotProcessor;
 import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
@@ -17,7 +18,8 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 /**
  * Starts an in-process Kafka broker (three partitions per topic) before any Kafka client
  * is created, and points {@code spring.kafka.bootstrap-servers} at it, so the sample needs
- * no installed server. Skipped on the {@code servers} profile, which names a real broker.
+ * no installed server. Skipped on the {@code servers} profile, which names a real broker,
+ * and while the application is processed ahead of time (the build starts no broker).
  * Registered in {@code META-INF/spring.factories}.
  */
 public class EmbeddedKafkaInitializer implements ApplicationContextInitializer<ConfigurableApplicationContext> {
@@ -27,7 +29,7 @@ public class EmbeddedKafkaInitializer implements ApplicationContextInitializer<C
 	@Override
 	public void initialize(ConfigurableApplicationContext context) {
 		ConfigurableEnvironment environment = context.getEnvironment();
-		if (environment.acceptsProfiles(Profiles.of("servers"))) {
+		if (environment.acceptsProfiles(Profiles.of("servers")) || Boolean.getBoolean(AbstractAotProcessor.AOT_PROCESSING)) {
 			return;
 		}
 		EmbeddedKafkaKraftBroker broker = new EmbeddedKafkaKraftBroker(1, 3, PaymentConsumer.TOPIC);
