@@ -2,6 +2,7 @@ package io.github.idempotency.core;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.store.RecordId;
 
@@ -10,7 +11,8 @@ import io.github.idempotency.store.RecordId;
  * (low-cardinality {@code workflow}, {@code backend}, {@code outcome}; the key only as a
  * high-cardinality {@code idempotency.key} when asked for), and each store step an
  * {@value #STORE_OPERATION} observation inside it ({@code operation}, {@code backend}), so a
- * trace shows the claim, any waiting claims, the method and the completion. With a no-op
+ * trace shows the claim, any waiting claims, the method and the completion. The observation
+ * of a call with an asynchronous result ends when that result settles. With a no-op
  * registry nothing is created.
  */
 final class ExecutionObservations {
@@ -20,6 +22,8 @@ final class ExecutionObservations {
 
 	/** The name of the observation of one store step. */
 	static final String STORE_OPERATION = "idempotency.store.operation";
+
+	private static final Object HANDED_OVER = ExecutionObservations.class.getName() + ".handedOver";
 
 	private final ObservationRegistry registry;
 
@@ -61,6 +65,33 @@ final class ExecutionObservations {
 		Observation current = this.registry.getCurrentObservation();
 		if (current != null && EXECUTION.equals(current.getContext().getName())) {
 			current.lowCardinalityKeyValue("outcome", outcome.tag());
+		}
+	}
+
+	/**
+	 * Takes the current call's observation over from the thread that started it: the call
+	 * goes on after the method returned (an asynchronous result), and whoever settles it
+	 * stops the observation.
+	 * @return the observation, or {@code null} when there is none
+	 */
+	@Nullable Observation handOver() {
+		if (this.registry.isNoop()) {
+			return null;
+		}
+		Observation current = this.registry.getCurrentObservation();
+		if (current == null || !EXECUTION.equals(current.getContext().getName())) {
+			return null;
+		}
+		current.getContext().put(HANDED_OVER, Boolean.TRUE);
+		return current;
+	}
+
+	/**
+	 * Stops the observation of a call unless it was {@linkplain #handOver() handed over}.
+	 */
+	static void stopUnlessHandedOver(Observation execution) {
+		if (!execution.getContext().containsKey(HANDED_OVER)) {
+			execution.stop();
 		}
 	}
 

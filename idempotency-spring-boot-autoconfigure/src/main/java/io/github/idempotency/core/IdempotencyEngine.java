@@ -140,7 +140,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 			throw ex;
 		}
 		finally {
-			observation.stop();
+			ExecutionObservations.stopUnlessHandedOver(observation);
 		}
 	}
 
@@ -337,10 +337,12 @@ public final class IdempotencyEngine implements AutoCloseable {
 					+ "' returned null instead of a result that settles");
 		}
 		CompletableFuture<@Nullable Object> settled = new CompletableFuture<>();
+		Observation observation = this.observations.handOver();
 		async.stage(result).whenComplete((value, failure) -> {
 			cancel(lease);
 			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
 					? failure.getCause() : failure;
+			Observation.Scope scope = (observation != null) ? observation.openScope() : null;
 			try {
 				if (cause != null) {
 					finishAfterFailure(execution, claim, cause);
@@ -356,6 +358,15 @@ public final class IdempotencyEngine implements AutoCloseable {
 					finishAfterFailure(execution, claim, ex);
 				}
 				settled.completeExceptionally(ex);
+			}
+			finally {
+				if (observation != null) {
+					scope.close();
+					if (cause != null) {
+						observation.error(cause);
+					}
+					observation.stop();
+				}
 			}
 		});
 		return async.of(settled);

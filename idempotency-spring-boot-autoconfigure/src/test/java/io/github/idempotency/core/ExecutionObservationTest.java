@@ -2,6 +2,7 @@ package io.github.idempotency.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.micrometer.common.KeyValue;
@@ -11,6 +12,8 @@ import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.core.ResolvableType;
 
 import io.github.idempotency.InProgressPolicy;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
@@ -77,6 +80,44 @@ class ExecutionObservationTest {
 		this.engine.execute(operation(), "k1", null, () -> "receipt");
 		assertThat(named(ExecutionObservations.EXECUTION).get(0).getHighCardinalityKeyValue("idempotency.key"))
 			.isEqualTo(KeyValue.of("idempotency.key", "k1"));
+	}
+
+	@Test
+	void anAsynchronousCallIsObservedUntilItsResultSettles() throws Throwable {
+		this.engine = engine(false);
+		IdempotentOperation operation = this.engine.prepare(new OperationDefinition("observed",
+				ResolvableType.forClassWithGenerics(CompletableFuture.class, String.class).getType(), false,
+				Duration.ofSeconds(30), null, InProgressPolicy.DEFAULT, List.of()));
+		CompletableFuture<String> result = new CompletableFuture<>();
+		Object answered = this.engine.execute(operation, "k1", null, () -> result);
+		assertThat(named(ExecutionObservations.EXECUTION)).isEmpty();
+		Thread settling = new Thread(() -> result.complete("receipt"));
+		settling.start();
+		settling.join();
+		assertThat((CompletableFuture<?>) answered).succeedsWithin(Duration.ofSeconds(10)).isEqualTo("receipt");
+		assertThat(named(ExecutionObservations.EXECUTION)).singleElement()
+			.satisfies((execution) -> assertThat(lowValue(execution, "outcome")).isEqualTo("miss"));
+		List<Observation.Context> steps = named(ExecutionObservations.STORE_OPERATION);
+		assertThat(steps).extracting((step) -> lowValue(step, "operation")).containsExactly("claim", "complete");
+		assertThat(steps).allSatisfy((step) -> assertThat(step.getParentObservation()).isNotNull()
+			.satisfies((parent) -> assertThat(parent.getContextView().getName())
+				.isEqualTo(ExecutionObservations.EXECUTION)));
+	}
+
+	@Test
+	void anAsynchronousFailureEndsItsObservationWithTheError() throws Throwable {
+		this.engine = engine(false);
+		IdempotentOperation operation = this.engine.prepare(new OperationDefinition("observed",
+				ResolvableType.forClassWithGenerics(CompletableFuture.class, String.class).getType(), false,
+				Duration.ofSeconds(30), null, InProgressPolicy.DEFAULT, List.of()));
+		CompletableFuture<String> result = new CompletableFuture<>();
+		this.engine.execute(operation, "k1", null, () -> result);
+		IllegalStateException failure = new IllegalStateException("declined");
+		result.completeExceptionally(failure);
+		assertThat(named(ExecutionObservations.EXECUTION)).singleElement()
+			.satisfies((execution) -> assertThat(execution.getError()).isSameAs(failure));
+		assertThat(named(ExecutionObservations.STORE_OPERATION)).extracting((step) -> lowValue(step, "operation"))
+			.containsExactly("claim", "release");
 	}
 
 	private IdempotencyEngine engine(boolean observeKeys) {
