@@ -5,11 +5,10 @@ import java.util.Map;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.context.ApplicationContextInitializer;
-import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.aot.AbstractAotProcessor;
-import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.Profiles;
@@ -38,8 +37,9 @@ public class EmbeddedKafkaInitializer implements ApplicationContextInitializer<C
 		environment.getPropertySources()
 			.addFirst(new MapPropertySource("embeddedKafka",
 					Map.of("spring.kafka.bootstrap-servers", broker.getBrokersAsString())));
+		// destroyed after the listener containers stopped, so no client outlives the broker
 		context.getBeanFactory().registerSingleton("embeddedKafkaBroker", broker);
-		context.addApplicationListener((ApplicationListener<ContextClosedEvent>) (event) -> broker.destroy());
+		((DefaultListableBeanFactory) context.getBeanFactory()).registerDisposableBean("embeddedKafkaBroker", broker);
 	}
 
 }
