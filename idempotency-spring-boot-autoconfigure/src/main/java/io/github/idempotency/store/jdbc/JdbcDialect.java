@@ -112,13 +112,25 @@ enum JdbcDialect {
 	 * {@code INSERT IGNORE}, which would hide other errors too; a statement's failure does
 	 * not abort the transaction here. Waits are bounded per statement with MariaDB's
 	 * {@code SET STATEMENT innodb_lock_wait_timeout}; lock errors are 1205, 3572 and
-	 * deadlocks (1213).
+	 * deadlocks (1213). Outside the caller's transaction a claim is one statement whatever
+	 * it finds: {@code INSERT ... ON DUPLICATE KEY UPDATE} with a no-op update and
+	 * {@code RETURNING} answers the inserted row or the existing one, as committed (the
+	 * update locks the row for that one statement). Inside the caller's transaction that
+	 * lock would be held until the transaction ends, so there a duplicate key is followed by
+	 * a read.
 	 */
 	MARIADB {
 		@Override
 		String insert(String table, Duration lockTimeout) {
 			return "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(1, lockTimeout.toSeconds())
 					+ " FOR INSERT INTO " + table + " (" + COLUMNS + ") VALUES (" + PARAMETERS + ")";
+		}
+
+		@Override
+		String claim(String table, Duration lockTimeout) {
+			// the owner is unique to this claim: the row carries it only when this statement inserted it
+			return insert(table, lockTimeout) + " ON DUPLICATE KEY UPDATE workflow = workflow RETURNING owner = :owner"
+					+ " AS claimed, " + COLUMNS;
 		}
 
 		@Override
