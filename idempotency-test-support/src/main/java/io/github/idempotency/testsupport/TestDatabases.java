@@ -1,7 +1,5 @@
 package io.github.idempotency.testsupport;
 
-import java.time.Clock;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -9,7 +7,6 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 
-import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
@@ -34,16 +31,6 @@ public final class TestDatabases {
 
 	public static DataSource h2() {
 		return pool("jdbc:h2:mem:idempotency;DB_CLOSE_DELAY=-1", "h2");
-	}
-
-	/**
-	 * A store on {@code dataSource}'s default table.
-	 * @param dataSource the database
-	 * @param clock the store's clock
-	 * @return the store
-	 */
-	public static JdbcIdempotencyStore store(DataSource dataSource, Clock clock) {
-		return new JdbcIdempotencyStore(dataSource, "idempotency_record", Duration.ofSeconds(5), clock);
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.idempotency.store.jdbc;
 
 import java.time.Clock;
+import java.time.Duration;
 
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.IdempotencyStoreContract;
@@ -10,7 +11,7 @@ class H2JdbcIdempotencyStoreTest extends IdempotencyStoreContract {
 
 	@Override
 	protected IdempotencyStore createStore(Clock clock) {
-		return TestDatabases.store(TestDatabases.h2(), clock);
+		return new JdbcIdempotencyStore(TestDatabases.h2(), "idempotency_record", Duration.ofSeconds(5), clock);
 	}
 
 }

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.IdempotencyStoreContract;
+import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import io.github.idempotency.testsupport.RedisConnections;
 import io.github.idempotency.testsupport.TestDatabases;
 import io.github.idempotency.testsupport.TestServers;
@@ -32,7 +33,7 @@ class HybridIdempotencyStoreTest extends IdempotencyStoreContract {
 	}
 
 	static IdempotencyStore sourceOfTruth(Clock clock) {
-		return TestDatabases.store(TestDatabases.postgres(), clock);
+		return new JdbcIdempotencyStore(TestDatabases.postgres(), "idempotency_record", Duration.ofSeconds(5), clock);
 	}
 
 	@Override

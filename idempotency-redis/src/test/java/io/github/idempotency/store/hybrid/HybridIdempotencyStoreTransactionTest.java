@@ -23,6 +23,7 @@ import io.github.idempotency.core.OperationDefinition;
 import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.store.MutableClock;
 import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import io.github.idempotency.testsupport.RedisConnections;
 import io.github.idempotency.testsupport.TestDatabases;
 import io.github.idempotency.testsupport.TestServers;
@@ -47,7 +48,9 @@ class HybridIdempotencyStoreTransactionTest {
 			new DataSourceTransactionManager(this.dataSource));
 
 	private final HybridIdempotencyStore store = new HybridIdempotencyStore(
-			TestDatabases.store(this.dataSource, new MutableClock(Instant.now())), connectionFactory, "hybrid-tx",
+			new JdbcIdempotencyStore(this.dataSource, "idempotency_record", Duration.ofSeconds(5),
+					new MutableClock(Instant.now())),
+			connectionFactory, "hybrid-tx",
 			Duration.ofHours(1), new MutableClock(Instant.now()));
 
 	private final IdempotencyEngine engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
