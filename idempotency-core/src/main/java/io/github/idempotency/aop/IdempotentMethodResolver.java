@@ -15,7 +15,6 @@ import io.github.idempotency.core.OperationDefinition;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
@@ -28,6 +27,7 @@ import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelCompilerMode;
 import org.springframework.expression.spel.SpelParserConfiguration;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 
@@ -216,7 +216,7 @@ public class IdempotentMethodResolver {
 			return null;
 		}
 		try {
-			Duration duration = DurationStyle.detectAndParse(resolvePlaceholders(value));
+			Duration duration = DurationFormatterUtils.detectAndParse(resolvePlaceholders(value));
 			if (duration.isNegative() || duration.isZero()) {
 				throw new IllegalArgumentException("must be positive");
 			}

@@ -84,12 +84,29 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 */
 	public IdempotencyEngine(IdempotencyStore store, JsonMapper jsonMapper, EngineSettings settings,
 			IdempotencyObserver observer, ObservationRegistry observations, boolean observeKeys) {
+		this(store, jsonMapper, settings, observer, observations, observeKeys, List.of());
+	}
+
+	/**
+	 * An engine whose calls are also Micrometer observations and that turns key values of
+	 * other types (a broker's header) into keys with {@code keyConverters}.
+	 * @param store the store
+	 * @param jsonMapper the mapper results are stored with
+	 * @param settings the settings
+	 * @param observer receives what the engine does, for metrics
+	 * @param observations the application's observation registry
+	 * @param observeKeys whether the key is a high-cardinality key value of the observations
+	 * @param keyConverters the converters of key values, asked in order
+	 */
+	public IdempotencyEngine(IdempotencyStore store, JsonMapper jsonMapper, EngineSettings settings,
+			IdempotencyObserver observer, ObservationRegistry observations, boolean observeKeys,
+			List<IdempotencyKeyConverter> keyConverters) {
 		this.observations = new ExecutionObservations(observations, store.backend(), observeKeys);
 		this.store = store;
 		this.jsonMapper = jsonMapper;
 		this.settings = settings;
 		this.observer = IsolatedObserver.of(observer);
-		this.keys = new IdempotencyKeys(settings.maxKeyLength());
+		this.keys = new IdempotencyKeys(settings.maxKeyLength(), keyConverters);
 		this.fingerprints = new Fingerprints(jsonMapper);
 		this.renewer = new LeaseRenewer(this::renew);
 	}

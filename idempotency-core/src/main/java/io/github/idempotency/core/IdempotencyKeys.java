@@ -6,12 +6,12 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.InvalidIdempotencyKeyException;
 import io.github.idempotency.MissingIdempotencyKeyException;
-import org.springframework.util.ClassUtils;
 
 /**
  * Turns the value of a key expression into key text and validates it. The mapping is
@@ -19,8 +19,8 @@ import org.springframework.util.ClassUtils;
  * meets the same value given as text.
  * <ul>
  * <li>text ({@code String}, or anything else by {@code toString()}) as is;</li>
- * <li>bytes ({@code byte[]}, {@code ByteBuffer}, a Kafka {@code Header}'s value) that are
- * valid UTF-8 as the text they decode to (strictly: no replacement characters);</li>
+ * <li>bytes ({@code byte[]}, {@code ByteBuffer}, what an {@link IdempotencyKeyConverter}
+ * answers, such as a Kafka {@code Header}'s value) that are valid UTF-8 as the text they decode to (strictly: no replacement characters);</li>
  * <li>other bytes (raw UUIDs, hashes) as U+FFFD (the replacement character) followed by
  * their unpadded base64url form: U+FFFD and {@code _w} for the single byte
  * {@code 0xFF};</li>
@@ -37,17 +37,21 @@ final class IdempotencyKeys {
 
 	private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
 
-	private static final boolean KAFKA_PRESENT = ClassUtils.isPresent("org.apache.kafka.common.header.Header",
-			IdempotencyKeys.class.getClassLoader());
-
 	private final int maxLength;
 
+	private final List<IdempotencyKeyConverter> converters;
+
 	IdempotencyKeys(int maxLength) {
+		this(maxLength, List.of());
+	}
+
+	IdempotencyKeys(int maxLength, List<IdempotencyKeyConverter> converters) {
 		this.maxLength = maxLength;
+		this.converters = List.copyOf(converters);
 	}
 
 	String toKey(String workflow, @Nullable Object value) {
-		String key = toText(value);
+		String key = toText(convert(value));
 		if (key == null || key.isBlank()) {
 			throw new MissingIdempotencyKeyException("The idempotency key of '" + workflow + "' is "
 					+ ((key == null) ? "missing (null)" : "blank") + "; the operation was not run");
@@ -73,13 +77,20 @@ final class IdempotencyKeys {
 			remaining.get(bytes);
 			return fromBytes(bytes);
 		}
-		if (KAFKA_PRESENT) {
-			byte[] header = KafkaHeaderValue.of(value);
-			if (header != null) {
-				return fromBytes(header);
+		return fromText(value.toString());
+	}
+
+	private @Nullable Object convert(@Nullable Object value) {
+		if (value == null || value instanceof String || value instanceof byte[] || value instanceof ByteBuffer) {
+			return value;
+		}
+		for (IdempotencyKeyConverter converter : this.converters) {
+			byte[] bytes = converter.toBytes(value);
+			if (bytes != null) {
+				return bytes;
 			}
 		}
-		return fromText(value.toString());
+		return value;
 	}
 
 	private static String fromText(String text) {
@@ -96,19 +107,6 @@ final class IdempotencyKeys {
 		catch (CharacterCodingException ex) {
 			return MARK + BASE64URL.encodeToString(bytes);
 		}
-	}
-
-	/** Isolates the Kafka type so the class loads without kafka-clients. */
-	private static final class KafkaHeaderValue {
-
-		static byte @Nullable [] of(Object value) {
-			if (value instanceof org.apache.kafka.common.header.Header header) {
-				byte[] bytes = header.value();
-				return (bytes != null) ? bytes : new byte[0];
-			}
-			return null;
-		}
-
 	}
 
 }

@@ -14,6 +14,7 @@ import io.github.idempotency.aop.IdempotentMethodValidator;
 import io.github.idempotency.core.BatchFailures;
 import io.github.idempotency.core.DefaultIdempotencyTemplate;
 import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.core.IdempotencyKeyConverter;
 import io.github.idempotency.core.IdempotencyObserver;
 import io.github.idempotency.metrics.MicrometerIdempotencyObserver;
 import io.github.idempotency.store.IdempotencyStore;
@@ -55,7 +56,7 @@ public final class IdempotencyAutoConfiguration {
 	@ConditionalOnMissingBean
 	IdempotencyEngine idempotencyEngine(IdempotencyProperties properties, ObjectProvider<IdempotencyStore> store,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<IdempotencyObserver> observer,
-			ObjectProvider<ObservationRegistry> observations) {
+			ObjectProvider<ObservationRegistry> observations, ObjectProvider<IdempotencyKeyConverter> keyConverters) {
 		IdempotencyStore resolvedStore = store.getIfUnique(() -> {
 			throw new IllegalStateException("No IdempotencyStore for idempotency.backend=" + properties.getBackend()
 					+ ": jdbc needs a DataSource bean, redis a RedisConnectionFactory bean, hybrid both;"
@@ -63,7 +64,8 @@ public final class IdempotencyAutoConfiguration {
 		});
 		return new IdempotencyEngine(resolvedStore, jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()),
 				properties.toEngineSettings(), observer.getIfAvailable(() -> IdempotencyObserver.NONE),
-				observations.getIfAvailable(() -> ObservationRegistry.NOOP), properties.getObservation().isIncludeKey());
+				observations.getIfAvailable(() -> ObservationRegistry.NOOP), properties.getObservation().isIncludeKey(),
+				keyConverters.orderedStream().toList());
 	}
 
 	@Bean
