@@ -1,5 +1,7 @@
 package io.github.idempotency.autoconfigure;
 
+import java.util.List;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
@@ -32,6 +34,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 
 /**
  * Auto-configuration of the idempotency starter: the store chosen by
@@ -56,8 +59,15 @@ public final class IdempotencyAutoConfiguration {
 	@ConditionalOnMissingBean
 	IdempotencyEngine idempotencyEngine(IdempotencyProperties properties, ObjectProvider<IdempotencyStore> store,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<IdempotencyObserver> observer,
-			ObjectProvider<ObservationRegistry> observations, ObjectProvider<IdempotencyKeyConverter> keyConverters) {
+			ObjectProvider<ObservationRegistry> observations, ObjectProvider<IdempotencyKeyConverter> keyConverters,
+			ResourceLoader resourceLoader) {
 		IdempotencyStore resolvedStore = store.getIfUnique(() -> {
+			IdempotencyBackend backend = properties.getBackend();
+			List<String> missing = (backend != null) ? StoreModules.missing(backend, resourceLoader.getClassLoader())
+					: List.of();
+			if (backend != null && !missing.isEmpty()) {
+				throw StoreModules.failure(backend, missing);
+			}
 			throw new IllegalStateException("No IdempotencyStore for idempotency.backend=" + properties.getBackend()
 					+ ": jdbc needs a DataSource bean, redis a RedisConnectionFactory bean, hybrid both;"
 					+ " or define an IdempotencyStore bean");

@@ -16,11 +16,14 @@ import io.github.idempotency.core.IdempotencyObserver;
 import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.metrics.MicrometerIdempotencyObserver;
 import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
+import io.github.idempotency.store.redis.RedisIdempotencyStore;
 import io.github.idempotency.testsupport.UnreachableIdempotencyStore;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -92,6 +95,40 @@ class IdempotencyAutoConfigurationTest {
 				.hasMessageContaining("No IdempotencyStore for idempotency.backend=REDIS")
 				.hasMessageContaining("RedisConnectionFactory");
 		});
+	}
+
+	@Test
+	void theJdbcBackendWithoutItsModuleFailsTheStartNamingTheArtifact() {
+		this.runner.withPropertyValues("idempotency.backend=jdbc")
+			.withClassLoader(new FilteredClassLoader(JdbcIdempotencyStore.class))
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessage("idempotency.backend=jdbc needs the store module io.github.idempotency:idempotency-jdbc,"
+							+ " which is not on the class path: add it next to idempotency-spring-boot-starter");
+			});
+	}
+
+	@Test
+	void theRedisBackendWithoutItsModuleFailsTheStartNamingTheArtifact() {
+		this.runner.withPropertyValues("idempotency.backend=redis")
+			.withClassLoader(new FilteredClassLoader(RedisIdempotencyStore.class))
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("needs the store module io.github.idempotency:idempotency-redis,"));
+	}
+
+	@Test
+	void theHybridBackendNamesEachMissingModule() {
+		this.runner.withPropertyValues("idempotency.backend=hybrid")
+			.withClassLoader(new FilteredClassLoader(JdbcIdempotencyStore.class, RedisIdempotencyStore.class))
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("io.github.idempotency:idempotency-jdbc and io.github.idempotency:idempotency-redis"));
+	}
+
+	@Test
+	void withoutTheStoreModulesTheMemoryStoreIsDetected() {
+		this.runner.withClassLoader(new FilteredClassLoader(JdbcIdempotencyStore.class, RedisIdempotencyStore.class))
+			.run((context) -> assertThat(context).hasSingleBean(MemoryIdempotencyStore.class));
 	}
 
 	@Test
