@@ -1,5 +1,7 @@
 package io.github.idempotency.aop;
 
+import java.util.function.Supplier;
+
 import org.aopalliance.aop.Advice;
 
 import io.github.idempotency.Idempotent;
@@ -12,14 +14,19 @@ import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
  * (on the class or an interface it implements). Its order is
  * {@code idempotency.aspect-order}.
  */
-public class IdempotentAdvisor extends AbstractPointcutAdvisor {
+public final class IdempotentAdvisor extends AbstractPointcutAdvisor {
 
 	private final Pointcut pointcut = new AnnotationMatchingPointcut(null, Idempotent.class, true);
 
 	private final IdempotentInterceptor interceptor;
 
-	public IdempotentAdvisor(IdempotentInterceptor interceptor, int order) {
-		this.interceptor = interceptor;
+	/**
+	 * An advisor whose interceptor looks the resolver up on its first call.
+	 * @param resolver supplies the resolver of annotated methods
+	 * @param order the advisor's order
+	 */
+	public IdempotentAdvisor(Supplier<IdempotentMethodResolver> resolver, int order) {
+		this.interceptor = new IdempotentInterceptor(resolver);
 		setOrder(order);
 	}
 

@@ -20,11 +20,11 @@ import org.springframework.util.function.SingletonSupplier;
  * looked up on the first call, so that creating the advisor (early, with the other
  * infrastructure) does not create the store.
  */
-public class IdempotentInterceptor implements MethodInterceptor {
+final class IdempotentInterceptor implements MethodInterceptor {
 
 	private final Supplier<IdempotentMethodResolver> resolver;
 
-	public IdempotentInterceptor(Supplier<IdempotentMethodResolver> resolver) {
+	IdempotentInterceptor(Supplier<IdempotentMethodResolver> resolver) {
 		this.resolver = SingletonSupplier.of(resolver);
 	}
 

@@ -38,7 +38,7 @@ import org.springframework.util.StringUtils;
  * class does not have, a bad duration, a result type Jackson cannot round-trip) fails with
  * an {@link IllegalStateException} that names it.
  */
-public class IdempotentMethodResolver {
+public final class IdempotentMethodResolver {
 
 	private final Map<AnnotatedElementKey, IdempotentMethod> cache = new ConcurrentHashMap<>(64);
 
@@ -89,7 +89,7 @@ public class IdempotentMethodResolver {
 	 * @param targetClass the class of the target bean
 	 * @return the resolved method, or {@code null} when it is not annotated
 	 */
-	public @Nullable IdempotentMethod resolve(Method method, Class<?> targetClass) {
+	@Nullable IdempotentMethod resolve(Method method, Class<?> targetClass) {
 		AnnotatedElementKey cacheKey = new AnnotatedElementKey(method, targetClass);
 		IdempotentMethod resolved = this.cache.get(cacheKey);
 		if (resolved == null) {
@@ -109,7 +109,7 @@ public class IdempotentMethodResolver {
 	 * The engine the resolved operations run on.
 	 * @return the engine
 	 */
-	public IdempotencyEngine engine() {
+	IdempotencyEngine engine() {
 		return this.engine;
 	}
 
@@ -117,7 +117,7 @@ public class IdempotentMethodResolver {
 	 * How batch methods report the failure of one element.
 	 * @return the batch failures
 	 */
-	public BatchFailures batchFailures() {
+	BatchFailures batchFailures() {
 		return this.batchFailures;
 	}
 

@@ -20,7 +20,7 @@ import org.springframework.util.ClassUtils;
  * unusable result type or an idempotency advice placed outside the method's transaction
  * advice fails the application's start, naming the method, instead of the first call.
  */
-public class IdempotentMethodValidator implements BeanPostProcessor {
+public final class IdempotentMethodValidator implements BeanPostProcessor {
 
 	private final ObjectProvider<IdempotentMethodResolver> resolver;
 

@@ -9,7 +9,6 @@ import tools.jackson.databind.json.JsonMapper;
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.aop.IdempotentAdvisor;
-import io.github.idempotency.aop.IdempotentInterceptor;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.aop.IdempotentMethodResolver;
 import io.github.idempotency.aop.IdempotentMethodValidator;
@@ -106,7 +105,7 @@ public final class IdempotencyAutoConfiguration {
 		// static and lazy: advisors are created before other beans, the store must not be
 		int order = environment.getProperty("idempotency.aspect-order", Integer.class,
 				IdempotencyProperties.DEFAULT_ASPECT_ORDER);
-		return new IdempotentAdvisor(new IdempotentInterceptor(resolver::getObject), order);
+		return new IdempotentAdvisor(resolver::getObject, order);
 	}
 
 	@Configuration(proxyBeanMethods = false)
