@@ -43,22 +43,29 @@ public abstract class IdempotencyContext {
 	}
 
 	/**
-	 * Makes {@code context} the current one and returns the one it replaces (for nested
-	 * operations), to be given back to {@link #restore(IdempotencyContext)}.
-	 * @param context the context to bind
+	 * For the engine's own context: a context exists only while the engine runs its
+	 * operation.
+	 */
+	protected IdempotencyContext() {
+	}
+
+	/**
+	 * Makes this context the current one on this thread and returns the one it replaces
+	 * (for nested operations), to be given back to {@link #restoreCurrent}.
 	 * @return the context that was current before
 	 */
-	protected static @Nullable IdempotencyContext bind(IdempotencyContext context) {
+	protected final @Nullable IdempotencyContext makeCurrent() {
 		IdempotencyContext previous = CURRENT.get();
-		CURRENT.set(context);
+		CURRENT.set(this);
 		return previous;
 	}
 
 	/**
-	 * Restores the context that was current before {@link #bind(IdempotencyContext)}.
-	 * @param previous the context returned by {@code bind}
+	 * Ends this context's turn as the current one: the context that was current before
+	 * {@link #makeCurrent()} is current again.
+	 * @param previous the context returned by {@code makeCurrent}
 	 */
-	protected static void restore(@Nullable IdempotencyContext previous) {
+	protected final void restoreCurrent(@Nullable IdempotencyContext previous) {
 		if (previous == null) {
 			CURRENT.remove();
 		}

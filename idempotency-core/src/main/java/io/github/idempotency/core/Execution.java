@@ -43,11 +43,11 @@ final class Execution extends IdempotencyContext {
 	}
 
 	@Nullable IdempotencyContext bind() {
-		return bind(this);
+		return makeCurrent();
 	}
 
-	static void unbind(@Nullable IdempotencyContext previous) {
-		restore(previous);
+	void unbind(@Nullable IdempotencyContext previous) {
+		restoreCurrent(previous);
 	}
 
 	@Override

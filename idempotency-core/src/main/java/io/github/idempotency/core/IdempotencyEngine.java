@@ -326,18 +326,18 @@ public final class IdempotencyEngine implements AutoCloseable {
 		try {
 			result = action.proceed();
 			if (operation.async() != null) {
-				Execution.unbind(previous);
+				execution.unbind(previous);
 				return settleLater(execution, claim, lease, operation.async(), result);
 			}
 			response = operation.codec().write(result);
 		}
 		catch (Throwable ex) {
-			Execution.unbind(previous);
+			execution.unbind(previous);
 			cancel(lease);
 			finishAfterFailure(execution, claim, ex);
 			throw ex;
 		}
-		Execution.unbind(previous);
+		execution.unbind(previous);
 		cancel(lease);
 		complete(execution, claim, response);
 		return result;
@@ -469,7 +469,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 			return action.proceed();
 		}
 		finally {
-			Execution.unbind(previous);
+			execution.unbind(previous);
 		}
 	}
 
