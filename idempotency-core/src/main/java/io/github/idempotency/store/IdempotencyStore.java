@@ -19,8 +19,8 @@ import org.springframework.util.Assert;
  * reach its server as unchecked exceptions; the engine turns them into
  * {@code IdempotencyStoreException}.
  * <p>
- * {@code IdempotencyStoreContract} (in this module's test-jar) is the test suite every
- * implementation must pass.
+ * {@code IdempotencyStoreContract} (in the {@code idempotency-test} artifact) is the test
+ * suite every implementation must pass.
  */
 public interface IdempotencyStore {
 
