@@ -6,6 +6,7 @@ import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -39,6 +40,28 @@ final class StoreModules {
 			missing.add("idempotency-redis");
 		}
 		return missing;
+	}
+
+	/**
+	 * Why a connection the application has is not used for want of its store module.
+	 * @param beanFactory the application's bean factory
+	 * @param classLoader the application's class loader
+	 * @return the reason, or {@code null} when no connection is left unused
+	 */
+	static @Nullable String unusedConnection(ListableBeanFactory beanFactory, @Nullable ClassLoader classLoader) {
+		if (!ClassUtils.isPresent(JDBC_STORE, classLoader) && hasBean(beanFactory, "javax.sql.DataSource", classLoader)) {
+			return "A DataSource exists but io.github.idempotency:idempotency-jdbc is not on the class path";
+		}
+		if (!ClassUtils.isPresent(REDIS_STORE, classLoader) && hasBean(beanFactory,
+				"org.springframework.data.redis.connection.RedisConnectionFactory", classLoader)) {
+			return "A RedisConnectionFactory exists but io.github.idempotency:idempotency-redis is not on the class path";
+		}
+		return null;
+	}
+
+	private static boolean hasBean(ListableBeanFactory beanFactory, String type, @Nullable ClassLoader classLoader) {
+		return ClassUtils.isPresent(type, classLoader) && beanFactory
+			.getBeanNamesForType(ClassUtils.resolveClassName(type, classLoader), true, false).length > 0;
 	}
 
 	/**

@@ -2,6 +2,8 @@ package io.github.idempotency.autoconfigure;
 
 import java.time.Duration;
 
+import javax.sql.DataSource;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -27,6 +29,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -129,6 +132,17 @@ class IdempotencyAutoConfigurationTest {
 	void withoutTheStoreModulesTheMemoryStoreIsDetected() {
 		this.runner.withClassLoader(new FilteredClassLoader(JdbcIdempotencyStore.class, RedisIdempotencyStore.class))
 			.run((context) -> assertThat(context).hasSingleBean(MemoryIdempotencyStore.class));
+	}
+
+	@Test
+	void aDataSourceWithoutTheJdbcModuleIsNamedInTheMemoryStoresWarning(CapturedOutput output) {
+		this.runner.withClassLoader(new FilteredClassLoader(JdbcIdempotencyStore.class))
+			.withBean(DataSource.class, () -> new DriverManagerDataSource("jdbc:h2:mem:unused"))
+			.run((context) -> {
+				assertThat(context).hasSingleBean(MemoryIdempotencyStore.class);
+				assertThat(output).contains("A DataSource exists but io.github.idempotency:idempotency-jdbc is not on "
+						+ "the class path and idempotency.backend is not set: using the in-memory idempotency store");
+			});
 	}
 
 	@Test
