@@ -54,7 +54,8 @@ final class StoreModules {
 		}
 		if (!ClassUtils.isPresent(REDIS_STORE, classLoader) && hasBean(beanFactory,
 				"org.springframework.data.redis.connection.RedisConnectionFactory", classLoader)) {
-			return "A RedisConnectionFactory exists but io.github.idempotency:idempotency-redis is not on the class path";
+			return "A RedisConnectionFactory exists but io.github.idempotency:idempotency-redis is not on the "
+					+ "class path";
 		}
 		return null;
 	}
