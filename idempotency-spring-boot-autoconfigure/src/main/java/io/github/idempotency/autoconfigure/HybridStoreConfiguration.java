@@ -6,6 +6,7 @@ import javax.sql.DataSource;
 
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.hybrid.HybridIdempotencyStore;
+import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -16,14 +17,13 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * The hybrid store: a Redis cache of finished records in front of the jdbc store. Only
  * used when {@code idempotency.backend=hybrid} names it.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnClass({ RedisConnectionFactory.class, JdbcClient.class })
+@ConditionalOnClass({ HybridIdempotencyStore.class, JdbcIdempotencyStore.class })
 @ConditionalOnBean(RedisConnectionFactory.class)
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnMissingBean(IdempotencyStore.class)

@@ -1,5 +1,7 @@
 package io.github.idempotency.autoconfigure;
 
+import java.util.List;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
@@ -7,13 +9,13 @@ import tools.jackson.databind.json.JsonMapper;
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.aop.IdempotentAdvisor;
-import io.github.idempotency.aop.IdempotentInterceptor;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.aop.IdempotentMethodResolver;
 import io.github.idempotency.aop.IdempotentMethodValidator;
 import io.github.idempotency.core.BatchFailures;
 import io.github.idempotency.core.DefaultIdempotencyTemplate;
 import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.core.IdempotencyKeyConverter;
 import io.github.idempotency.core.IdempotencyObserver;
 import io.github.idempotency.metrics.MicrometerIdempotencyObserver;
 import io.github.idempotency.store.IdempotencyStore;
@@ -31,6 +33,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 
 /**
  * Auto-configuration of the idempotency starter: the store chosen by
@@ -55,15 +58,23 @@ public final class IdempotencyAutoConfiguration {
 	@ConditionalOnMissingBean
 	IdempotencyEngine idempotencyEngine(IdempotencyProperties properties, ObjectProvider<IdempotencyStore> store,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<IdempotencyObserver> observer,
-			ObjectProvider<ObservationRegistry> observations) {
+			ObjectProvider<ObservationRegistry> observations, ObjectProvider<IdempotencyKeyConverter> keyConverters,
+			ResourceLoader resourceLoader) {
 		IdempotencyStore resolvedStore = store.getIfUnique(() -> {
+			IdempotencyBackend backend = properties.getBackend();
+			List<String> missing = (backend != null) ? StoreModules.missing(backend, resourceLoader.getClassLoader())
+					: List.of();
+			if (backend != null && !missing.isEmpty()) {
+				throw StoreModules.failure(backend, missing);
+			}
 			throw new IllegalStateException("No IdempotencyStore for idempotency.backend=" + properties.getBackend()
 					+ ": jdbc needs a DataSource bean, redis a RedisConnectionFactory bean, hybrid both;"
 					+ " or define an IdempotencyStore bean");
 		});
 		return new IdempotencyEngine(resolvedStore, jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()),
 				properties.toEngineSettings(), observer.getIfAvailable(() -> IdempotencyObserver.NONE),
-				observations.getIfAvailable(() -> ObservationRegistry.NOOP), properties.getObservation().isIncludeKey());
+				observations.getIfAvailable(() -> ObservationRegistry.NOOP), properties.getObservation().isIncludeKey(),
+				keyConverters.orderedStream().toList());
 	}
 
 	@Bean
@@ -94,7 +105,7 @@ public final class IdempotencyAutoConfiguration {
 		// static and lazy: advisors are created before other beans, the store must not be
 		int order = environment.getProperty("idempotency.aspect-order", Integer.class,
 				IdempotencyProperties.DEFAULT_ASPECT_ORDER);
-		return new IdempotentAdvisor(new IdempotentInterceptor(resolver::getObject), order);
+		return new IdempotentAdvisor(resolver::getObject, order);
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -4,19 +4,23 @@ import io.github.idempotency.core.BatchFailures;
 import io.github.idempotency.kafka.IdempotencyKafkaErrorHandlerPostProcessor;
 import io.github.idempotency.kafka.IdempotencyKafkaErrors;
 import io.github.idempotency.kafka.KafkaBatchFailures;
+import io.github.idempotency.kafka.KafkaHeaderKeyConverter;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 
 /**
- * Spring Kafka support: the starter's not-retryable exceptions skip the retries of the
- * {@link DefaultErrorHandler} and go to its recoverer at once.
+ * Kafka support. Kafka's {@code Header} becomes a key (by its value's bytes) through a
+ * {@link KafkaHeaderKeyConverter}. With Spring Kafka, the starter's not-retryable
+ * exceptions skip the retries of the {@link DefaultErrorHandler} and go to its recoverer
+ * at once.
  * <p>
  * The application's {@code DefaultErrorHandler} bean (the usual place of a
  * {@code DeadLetterPublishingRecoverer}) is classified by a post-processor. Without any
@@ -27,27 +31,39 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
  * ({@link KafkaBatchFailures}).
  */
 @AutoConfiguration(beforeName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
-@ConditionalOnClass(DefaultErrorHandler.class)
+@ConditionalOnClass(name = "org.apache.kafka.common.header.Header")
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
 public final class IdempotencyKafkaAutoConfiguration {
 
 	@Bean
-	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	static IdempotencyKafkaErrorHandlerPostProcessor idempotencyKafkaErrorHandlerPostProcessor() {
-		return new IdempotencyKafkaErrorHandlerPostProcessor();
+	@ConditionalOnMissingBean
+	KafkaHeaderKeyConverter idempotencyKafkaHeaderKeyConverter() {
+		return new KafkaHeaderKeyConverter();
 	}
 
-	@Bean
-	@ConditionalOnMissingBean(BatchFailures.class)
-	KafkaBatchFailures idempotencyKafkaBatchFailures() {
-		return new KafkaBatchFailures();
-	}
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(DefaultErrorHandler.class)
+	static class ErrorHandlerConfiguration {
 
-	@Bean
-	@ConditionalOnMissingBean(CommonErrorHandler.class)
-	DefaultErrorHandler idempotencyKafkaErrorHandler() {
-		// the post-processor classifies it too; classify here so it stands on its own
-		return IdempotencyKafkaErrors.classify(new DefaultErrorHandler());
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static IdempotencyKafkaErrorHandlerPostProcessor idempotencyKafkaErrorHandlerPostProcessor() {
+			return new IdempotencyKafkaErrorHandlerPostProcessor();
+		}
+
+		@Bean
+		@ConditionalOnMissingBean(BatchFailures.class)
+		KafkaBatchFailures idempotencyKafkaBatchFailures() {
+			return new KafkaBatchFailures();
+		}
+
+		@Bean
+		@ConditionalOnMissingBean(CommonErrorHandler.class)
+		DefaultErrorHandler idempotencyKafkaErrorHandler() {
+			// the post-processor classifies it too; classify here so it stands on its own
+			return IdempotencyKafkaErrors.classify(new DefaultErrorHandler());
+		}
+
 	}
 
 }

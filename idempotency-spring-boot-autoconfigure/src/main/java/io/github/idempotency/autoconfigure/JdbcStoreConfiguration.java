@@ -13,10 +13,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.jdbc.core.simple.JdbcClient;
 
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnClass(JdbcClient.class)
+@ConditionalOnClass(JdbcIdempotencyStore.class)
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnMissingBean(IdempotencyStore.class)
 @Conditional(BackendCondition.class)

@@ -8,6 +8,7 @@ import org.apache.commons.logging.LogFactory;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -27,9 +28,11 @@ class MemoryStoreConfiguration {
 	private static final Log logger = LogFactory.getLog(MemoryStoreConfiguration.class);
 
 	@Bean
-	MemoryIdempotencyStore idempotencyStore(Environment environment) {
+	MemoryIdempotencyStore idempotencyStore(Environment environment, ConfigurableListableBeanFactory beanFactory) {
 		if (!environment.containsProperty("idempotency.backend")) {
-			logger.warn("No DataSource or Redis connection found and idempotency.backend is not set: using the "
+			String unused = StoreModules.unusedConnection(beanFactory, beanFactory.getBeanClassLoader());
+			logger.warn(((unused != null) ? unused : "No DataSource or Redis connection found")
+					+ " and idempotency.backend is not set: using the "
 					+ "in-memory idempotency store. Records are lost on restart and not shared between instances; "
 					+ "set idempotency.backend=jdbc or redis for production.");
 		}

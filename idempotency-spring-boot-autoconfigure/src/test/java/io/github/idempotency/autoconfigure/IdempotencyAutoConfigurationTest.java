@@ -2,6 +2,8 @@ package io.github.idempotency.autoconfigure;
 
 import java.time.Duration;
 
+import javax.sql.DataSource;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -16,14 +18,18 @@ import io.github.idempotency.core.IdempotencyObserver;
 import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.metrics.MicrometerIdempotencyObserver;
 import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
+import io.github.idempotency.store.redis.RedisIdempotencyStore;
 import io.github.idempotency.testsupport.UnreachableIdempotencyStore;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -92,6 +98,51 @@ class IdempotencyAutoConfigurationTest {
 				.hasMessageContaining("No IdempotencyStore for idempotency.backend=REDIS")
 				.hasMessageContaining("RedisConnectionFactory");
 		});
+	}
+
+	@Test
+	void theJdbcBackendWithoutItsModuleFailsTheStartNamingTheArtifact() {
+		this.runner.withPropertyValues("idempotency.backend=jdbc")
+			.withClassLoader(new FilteredClassLoader(JdbcIdempotencyStore.class))
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessage("idempotency.backend=jdbc needs the store module io.github.idempotency:idempotency-jdbc,"
+							+ " which is not on the class path: add it next to idempotency-spring-boot-starter");
+			});
+	}
+
+	@Test
+	void theRedisBackendWithoutItsModuleFailsTheStartNamingTheArtifact() {
+		this.runner.withPropertyValues("idempotency.backend=redis")
+			.withClassLoader(new FilteredClassLoader(RedisIdempotencyStore.class))
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("needs the store module io.github.idempotency:idempotency-redis,"));
+	}
+
+	@Test
+	void theHybridBackendNamesEachMissingModule() {
+		this.runner.withPropertyValues("idempotency.backend=hybrid")
+			.withClassLoader(new FilteredClassLoader(JdbcIdempotencyStore.class, RedisIdempotencyStore.class))
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("io.github.idempotency:idempotency-jdbc and io.github.idempotency:idempotency-redis"));
+	}
+
+	@Test
+	void withoutTheStoreModulesTheMemoryStoreIsDetected() {
+		this.runner.withClassLoader(new FilteredClassLoader(JdbcIdempotencyStore.class, RedisIdempotencyStore.class))
+			.run((context) -> assertThat(context).hasSingleBean(MemoryIdempotencyStore.class));
+	}
+
+	@Test
+	void aDataSourceWithoutTheJdbcModuleIsNamedInTheMemoryStoresWarning(CapturedOutput output) {
+		this.runner.withClassLoader(new FilteredClassLoader(JdbcIdempotencyStore.class))
+			.withBean(DataSource.class, () -> new DriverManagerDataSource("jdbc:h2:mem:unused"))
+			.run((context) -> {
+				assertThat(context).hasSingleBean(MemoryIdempotencyStore.class);
+				assertThat(output).contains("A DataSource exists but io.github.idempotency:idempotency-jdbc is not on "
+						+ "the class path and idempotency.backend is not set: using the in-memory idempotency store");
+			});
 	}
 
 	@Test

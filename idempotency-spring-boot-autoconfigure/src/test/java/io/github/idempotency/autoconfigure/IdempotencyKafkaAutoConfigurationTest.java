@@ -1,13 +1,21 @@
 package io.github.idempotency.autoconfigure;
 
+import java.nio.charset.StandardCharsets;
+
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.IdempotencyInProgressException;
 import io.github.idempotency.IdempotencyKeyReusedException;
+import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentFailureReplayedException;
+import io.github.idempotency.IdempotentRequest;
 import io.github.idempotency.InvalidIdempotencyKeyException;
 import io.github.idempotency.MissingIdempotencyKeyException;
 import io.github.idempotency.kafka.IdempotencyKafkaErrorHandlerPostProcessor;
+import io.github.idempotency.kafka.KafkaHeaderKeyConverter;
+import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.RecordId;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -22,6 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * One fact of the Kafka auto-configuration per test.
  */
 class IdempotencyKafkaAutoConfigurationTest {
+
+	private static final byte[] UTF8_KEY = "m-1".getBytes(StandardCharsets.UTF_8);
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(IdempotencyKafkaAutoConfiguration.class));
@@ -55,6 +65,28 @@ class IdempotencyKafkaAutoConfigurationTest {
 	void withoutSpringKafkaNothingIsConfigured() {
 		this.runner.withClassLoader(new FilteredClassLoader(DefaultErrorHandler.class))
 			.run((context) -> assertThat(context).doesNotHaveBean(IdempotencyKafkaErrorHandlerPostProcessor.class));
+	}
+
+	@Test
+	void theEngineMakesAKafkaHeaderAKeyByItsValue() {
+		this.runner.withConfiguration(AutoConfigurations.of(IdempotencyAutoConfiguration.class)).run((context) -> {
+			IdempotencyTemplate template = context.getBean(IdempotencyTemplate.class);
+			template.run(IdempotentRequest.of("payment", new RecordHeader("idempotency-key", UTF8_KEY)), () -> {
+			});
+			assertThat(context.getBean(IdempotencyStore.class).find(new RecordId("payment", "m-1"))).isPresent();
+		});
+	}
+
+	@Test
+	void withoutSpringKafkaAKafkaHeaderStillBecomesAKey() {
+		this.runner.withClassLoader(new FilteredClassLoader(DefaultErrorHandler.class))
+			.run((context) -> assertThat(context).hasSingleBean(KafkaHeaderKeyConverter.class));
+	}
+
+	@Test
+	void withoutKafkaNoKeyConverterIsDefined() {
+		this.runner.withClassLoader(new FilteredClassLoader("org.apache.kafka"))
+			.run((context) -> assertThat(context).doesNotHaveBean(KafkaHeaderKeyConverter.class));
 	}
 
 	private static void assertNotRetryable(DefaultErrorHandler handler) {

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -31,6 +32,7 @@ import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.InProgressPolicy;
 import io.github.idempotency.InvalidIdempotencyKeyException;
 import io.github.idempotency.MissingIdempotencyKeyException;
+import io.github.idempotency.kafka.KafkaHeaderKeyConverter;
 import io.github.idempotency.metrics.IdempotencyMeters;
 import io.github.idempotency.metrics.MicrometerIdempotencyObserver;
 import io.github.idempotency.store.ClaimOutcome;
@@ -81,7 +83,8 @@ class IdempotencyEngineTest {
 
 	private IdempotencyEngine engine(IdempotencyStore store, EngineSettings settings) {
 		return new IdempotencyEngine(store, this.jsonMapper, settings,
-				new MicrometerIdempotencyObserver(this.registry, store.backend()));
+				new MicrometerIdempotencyObserver(this.registry, store.backend()), ObservationRegistry.NOOP, false,
+				List.of(new KafkaHeaderKeyConverter()));
 	}
 
 	private IdempotentOperation operation(java.lang.reflect.Type resultType) {

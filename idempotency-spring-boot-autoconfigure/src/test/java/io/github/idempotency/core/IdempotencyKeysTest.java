@@ -2,6 +2,7 @@ package io.github.idempotency.core;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.InProgressPolicy;
+import io.github.idempotency.kafka.KafkaHeaderKeyConverter;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,7 +31,7 @@ class IdempotencyKeysTest {
 
 	private static final char MARK = '\uFFFD';
 
-	private final IdempotencyKeys keys = new IdempotencyKeys(255);
+	private final IdempotencyKeys keys = new IdempotencyKeys(255, List.of(new KafkaHeaderKeyConverter()));
 
 	@Test
 	void textAndUtf8BytesAreTheSameKey() {
@@ -39,6 +41,26 @@ class IdempotencyKeysTest {
 		assertThat(key(new RecordHeader("idempotency-key", "m-1".getBytes(StandardCharsets.UTF_8))))
 			.isEqualTo("m-1");
 		assertThat(key(42)).isEqualTo("42");
+	}
+
+	@Test
+	void aConverterIsAskedOnlyForTypesTheKeysDoNotKnowAndTheFirstAnswerWins() {
+		List<Object> asked = new ArrayList<>();
+		IdempotencyKeys keys = new IdempotencyKeys(255, List.of((value) -> {
+			asked.add(value);
+			return (value instanceof UUID) ? "uuid".getBytes(StandardCharsets.UTF_8) : null;
+		}, (value) -> "second".getBytes(StandardCharsets.UTF_8)));
+		assertThat(keys.toKey("w", "text")).isEqualTo("text");
+		assertThat(keys.toKey("w", "b".getBytes(StandardCharsets.UTF_8))).isEqualTo("b");
+		assertThat(keys.toKey("w", UUID.randomUUID())).isEqualTo("uuid");
+		assertThat(keys.toKey("w", 42)).isEqualTo("second");
+		assertThat(asked).hasSize(2);
+	}
+
+	@Test
+	void withoutAConverterAKafkaHeaderIsJustAnObject() {
+		RecordHeader header = new RecordHeader("idempotency-key", "m-1".getBytes(StandardCharsets.UTF_8));
+		assertThat(new IdempotencyKeys(255).toKey("w", header)).isEqualTo(header.toString());
 	}
 
 	@Test

@@ -1,0 +1,103 @@
+package io.github.idempotency.core;
+
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.idempotency.IdempotencyContext;
+import io.github.idempotency.store.ClaimHandle;
+import io.github.idempotency.store.RecordId;
+
+/**
+ * One run of an idempotent operation that holds (or, fail-open, pretends to hold) a claim:
+ * the {@link IdempotencyContext} its code sees.
+ */
+final class Execution extends IdempotencyContext {
+
+	private final IdempotencyEngine engine;
+
+	private final IdempotentOperation operation;
+
+	private final RecordId id;
+
+	private final @Nullable ClaimHandle claim;
+
+	private final int attempt;
+
+	private volatile @Nullable String recoveryPoint;
+
+	private volatile boolean leaseLost;
+
+	/**
+	 * @param claim the claim this run holds, {@code null} for a run the store does not
+	 * protect (fail-open)
+	 */
+	Execution(IdempotencyEngine engine, IdempotentOperation operation, RecordId id, @Nullable ClaimHandle claim,
+			int attempt, @Nullable String recoveryPoint) {
+		this.engine = engine;
+		this.operation = operation;
+		this.id = id;
+		this.claim = claim;
+		this.attempt = attempt;
+		this.recoveryPoint = recoveryPoint;
+	}
+
+	@Nullable IdempotencyContext bind() {
+		return makeCurrent();
+	}
+
+	void unbind(@Nullable IdempotencyContext previous) {
+		restoreCurrent(previous);
+	}
+
+	@Override
+	public String key() {
+		return this.id.key();
+	}
+
+	@Override
+	public String workflow() {
+		return this.id.workflow();
+	}
+
+	@Override
+	public int attempt() {
+		return this.attempt;
+	}
+
+	@Override
+	public Optional<String> recoveryPoint() {
+		return Optional.ofNullable(this.recoveryPoint);
+	}
+
+	@Override
+	public void saveRecoveryPoint(String recoveryPoint) {
+		if (this.claim != null) {
+			this.engine.saveRecoveryPoint(this, this.claim, recoveryPoint);
+		}
+		this.recoveryPoint = recoveryPoint;
+	}
+
+	RecordId id() {
+		return this.id;
+	}
+
+	@Nullable ClaimHandle claim() {
+		return this.claim;
+	}
+
+	IdempotentOperation operation() {
+		return this.operation;
+	}
+
+	/**
+	 * Records that the claim was lost.
+	 * @return {@code true} the first time only (the loss is counted once)
+	 */
+	boolean markLeaseLost() {
+		boolean first = !this.leaseLost;
+		this.leaseLost = true;
+		return first;
+	}
+
+}

@@ -1,0 +1,124 @@
+package io.github.idempotency.store.hybrid;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import io.github.idempotency.InProgressPolicy;
+import io.github.idempotency.core.EngineSettings;
+import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.core.IdempotencyObserver;
+import io.github.idempotency.core.IdempotentOperation;
+import io.github.idempotency.core.OperationDefinition;
+import io.github.idempotency.core.StoreUnavailablePolicy;
+import io.github.idempotency.store.MutableClock;
+import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
+import io.github.idempotency.testsupport.RedisConnections;
+import io.github.idempotency.testsupport.TestDatabases;
+import io.github.idempotency.testsupport.TestServers;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The hybrid store inside the caller's transaction (PostgreSQL and Redis): Redis learns of
+ * a record only once its transaction committed, and never of one rolled back.
+ */
+class HybridIdempotencyStoreTransactionTest {
+
+	private static LettuceConnectionFactory connectionFactory;
+
+	private final DataSource dataSource = TestDatabases.postgres();
+
+	private final TransactionTemplate transactions = new TransactionTemplate(
+			new DataSourceTransactionManager(this.dataSource));
+
+	private final HybridIdempotencyStore store = new HybridIdempotencyStore(
+			new JdbcIdempotencyStore(this.dataSource, "idempotency_record", Duration.ofSeconds(5),
+					new MutableClock(Instant.now())),
+			connectionFactory, "hybrid-tx",
+			Duration.ofHours(1), new MutableClock(Instant.now()));
+
+	private final IdempotencyEngine engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
+			new EngineSettings(Duration.ofSeconds(30), true, Duration.ofDays(1), InProgressPolicy.WAIT,
+					Duration.ofSeconds(5), StoreUnavailablePolicy.FAIL_CLOSED, 255),
+			IdempotencyObserver.NONE);
+
+	private final IdempotentOperation operation = this.engine.prepare(new OperationDefinition("hybrid-tx",
+			String.class, false, null, null, InProgressPolicy.DEFAULT, List.of()));
+
+	private final String key = UUID.randomUUID().toString();
+
+	private final AtomicInteger runs = new AtomicInteger();
+
+	@BeforeAll
+	static void connect() {
+		connectionFactory = RedisConnections.standalone(TestServers.redisUrl());
+	}
+
+	@AfterAll
+	static void disconnect() {
+		connectionFactory.destroy();
+	}
+
+	@AfterEach
+	void close() {
+		this.engine.close();
+	}
+
+	@Test
+	void aKeyDeliveredTwiceInATransactionThatRollsBackRunsAgainOnRedelivery() {
+		this.transactions.executeWithoutResult((status) -> {
+			assertThat(charge()).isEqualTo(charge());
+			status.setRollbackOnly();
+		});
+		assertThat(cached()).isFalse();
+		assertThat(this.store.find(new RecordId("hybrid-tx", this.key))).isEmpty();
+		charge();
+		assertThat(this.runs).hasValue(2);
+	}
+
+	@Test
+	void aRecordCompletedInATransactionIsCachedOnlyAfterTheCommit() {
+		this.transactions.executeWithoutResult((status) -> {
+			charge();
+			assertThat(cached()).as("cached before the commit").isFalse();
+		});
+		assertThat(cached()).isTrue();
+		charge();
+		assertThat(this.runs).hasValue(1);
+	}
+
+	private String charge() {
+		try {
+			return (String) this.engine.execute(this.operation, this.key, null,
+					() -> "receipt-" + this.runs.incrementAndGet());
+		}
+		catch (RuntimeException ex) {
+			throw ex;
+		}
+		catch (Throwable ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private boolean cached() {
+		return Boolean.TRUE.equals(new StringRedisTemplate(connectionFactory)
+			.hasKey(this.store.key(new RecordId("hybrid-tx", this.key))));
+	}
+
+}

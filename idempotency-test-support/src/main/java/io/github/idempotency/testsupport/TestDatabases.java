@@ -1,0 +1,89 @@
+package io.github.idempotency.testsupport;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
+
+/**
+ * Pooled data sources on the test databases, with the store's table created from the
+ * schema file the jar ships for the platform. One pool per database for the whole run.
+ */
+public final class TestDatabases {
+
+	private static final Map<String, DataSource> pools = new ConcurrentHashMap<>();
+
+	private TestDatabases() {
+	}
+
+	public static DataSource postgres() {
+		return pool(TestServers.postgresUrl(), "postgresql");
+	}
+
+	public static DataSource mariaDb() {
+		return pool(TestServers.mariaDbUrl(), "mysql");
+	}
+
+	public static DataSource h2() {
+		return pool("jdbc:h2:mem:idempotency;DB_CLOSE_DELAY=-1", "h2");
+	}
+
+	/**
+	 * Creates a table of the store's schema under another name, for tests that count rows.
+	 * @param dataSource the database
+	 * @param platform the schema file's platform ({@code postgresql}, {@code mysql}, {@code h2})
+	 * @param table the table name
+	 */
+	public static void createTable(DataSource dataSource, String platform, String table) {
+		try {
+			String schema = new ClassPathResource("io/github/idempotency/store/jdbc/schema-" + platform + ".sql")
+				.getContentAsString(java.nio.charset.StandardCharsets.UTF_8)
+				.replace("idempotency_record", table);
+			org.springframework.jdbc.core.simple.JdbcClient.create(dataSource).sql("DROP TABLE IF EXISTS " + table).update();
+			new ResourceDatabasePopulator(new org.springframework.core.io.ByteArrayResource(
+					schema.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+				.execute(dataSource);
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * Drops a MariaDB table made by an earlier version of the schema, whose keys were text
+	 * compared with trailing spaces padded, so that the current schema creates it again.
+	 */
+	private static void dropTableOfTextKeys(DataSource dataSource) {
+		org.springframework.jdbc.core.simple.JdbcClient jdbc = org.springframework.jdbc.core.simple.JdbcClient
+			.create(dataSource);
+		boolean textKeys = jdbc.sql("SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() "
+				+ "AND TABLE_NAME = 'idempotency_record' AND COLUMN_NAME = 'idempotency_key' AND DATA_TYPE <> 'varbinary'")
+			.query(Long.class)
+			.single() > 0;
+		if (textKeys) {
+			jdbc.sql("DROP TABLE idempotency_record").update();
+		}
+	}
+
+	private static DataSource pool(String url, String platform) {
+		return pools.computeIfAbsent(url, (key) -> {
+			HikariDataSource dataSource = new HikariDataSource();
+			dataSource.setJdbcUrl(url);
+			dataSource.setMaximumPoolSize(24);
+			dataSource.setPoolName("test-" + platform);
+			if (platform.equals("mysql")) {
+				dropTableOfTextKeys(dataSource);
+			}
+			new ResourceDatabasePopulator(
+					new ClassPathResource("io/github/idempotency/store/jdbc/schema-" + platform + ".sql"))
+				.execute(dataSource);
+			return dataSource;
+		});
+	}
+
+}
