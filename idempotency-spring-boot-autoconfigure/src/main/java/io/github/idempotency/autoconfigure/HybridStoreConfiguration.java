@@ -17,13 +17,15 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * The hybrid store: a Redis cache of finished records in front of the jdbc store. Only
  * used when {@code idempotency.backend=hybrid} names it.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnClass({ HybridIdempotencyStore.class, JdbcIdempotencyStore.class })
+@ConditionalOnClass({ HybridIdempotencyStore.class, JdbcIdempotencyStore.class, JdbcClient.class,
+		RedisConnectionFactory.class })
 @ConditionalOnBean(RedisConnectionFactory.class)
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnMissingBean(IdempotencyStore.class)

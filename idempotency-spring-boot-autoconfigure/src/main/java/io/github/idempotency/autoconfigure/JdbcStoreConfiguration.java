@@ -13,9 +13,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.core.simple.JdbcClient;
 
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnClass(JdbcIdempotencyStore.class)
+@ConditionalOnClass({ JdbcIdempotencyStore.class, JdbcClient.class })
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnMissingBean(IdempotencyStore.class)
 @Conditional(BackendCondition.class)

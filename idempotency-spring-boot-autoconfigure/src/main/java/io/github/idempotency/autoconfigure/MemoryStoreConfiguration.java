@@ -31,8 +31,12 @@ class MemoryStoreConfiguration {
 	MemoryIdempotencyStore idempotencyStore(Environment environment, ConfigurableListableBeanFactory beanFactory) {
 		if (!environment.containsProperty("idempotency.backend")) {
 			String unused = StoreModules.unusedConnection(beanFactory, beanFactory.getBeanClassLoader());
-			logger.warn(((unused != null) ? unused : "No DataSource or Redis connection found")
-					+ " and idempotency.backend is not set: using the "
+			if (unused != null) {
+				// the application meant its database or Redis to keep the records: never lose them silently
+				throw new IllegalStateException(unused + ": add it, or set idempotency.backend=memory to keep "
+						+ "idempotency records in memory (lost on restart, not shared between instances)");
+			}
+			logger.warn("No DataSource or Redis connection found and idempotency.backend is not set: using the "
 					+ "in-memory idempotency store. Records are lost on restart and not shared between instances; "
 					+ "set idempotency.backend=jdbc or redis for production.");
 		}

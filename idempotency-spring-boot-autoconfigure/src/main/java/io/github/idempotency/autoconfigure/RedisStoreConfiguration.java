@@ -17,7 +17,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * The redis store, on the application's {@link RedisConnectionFactory}.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnClass(RedisIdempotencyStore.class)
+@ConditionalOnClass({ RedisIdempotencyStore.class, RedisConnectionFactory.class })
 @ConditionalOnBean(RedisConnectionFactory.class)
 @ConditionalOnMissingBean(IdempotencyStore.class)
 @Conditional(BackendCondition.class)

@@ -29,6 +29,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -135,14 +136,28 @@ class IdempotencyAutoConfigurationTest {
 	}
 
 	@Test
-	void aDataSourceWithoutTheJdbcModuleIsNamedInTheMemoryStoresWarning(CapturedOutput output) {
+	void aDataSourceWithoutTheJdbcModuleFailsTheStartInsteadOfKeepingRecordsInMemory() {
 		this.runner.withClassLoader(new FilteredClassLoader(JdbcIdempotencyStore.class))
 			.withBean(DataSource.class, () -> new DriverManagerDataSource("jdbc:h2:mem:unused"))
-			.run((context) -> {
-				assertThat(context).hasSingleBean(MemoryIdempotencyStore.class);
-				assertThat(output).contains("A DataSource exists but io.github.idempotency:idempotency-jdbc is not on "
-						+ "the class path and idempotency.backend is not set: using the in-memory idempotency store");
-			});
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessage("A DataSource exists but io.github.idempotency:idempotency-jdbc is not on the class path: "
+						+ "add it, or set idempotency.backend=memory to keep idempotency records in memory (lost on "
+						+ "restart, not shared between instances)"));
+	}
+
+	@Test
+	void aDataSourceWithoutTheJdbcModuleAndMemoryChosenKeepsRecordsInMemory() {
+		this.runner.withClassLoader(new FilteredClassLoader(JdbcIdempotencyStore.class))
+			.withBean(DataSource.class, () -> new DriverManagerDataSource("jdbc:h2:mem:unused"))
+			.withPropertyValues("idempotency.backend=memory")
+			.run((context) -> assertThat(context).hasSingleBean(MemoryIdempotencyStore.class));
+	}
+
+	@Test
+	void theJdbcStoreModuleWithoutSpringJdbcBacksOff() {
+		this.runner.withClassLoader(new FilteredClassLoader(JdbcClient.class))
+			.withBean(DataSource.class, () -> new DriverManagerDataSource("jdbc:h2:mem:unused"))
+			.run((context) -> assertThat(context).hasSingleBean(MemoryIdempotencyStore.class));
 	}
 
 	@Test
