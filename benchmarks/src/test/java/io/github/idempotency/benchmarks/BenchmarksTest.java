@@ -1,5 +1,7 @@
 package io.github.idempotency.benchmarks;
 
+import java.util.List;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -125,6 +127,65 @@ class BenchmarksTest {
 		finally {
 			integration.clear();
 			camel.stop();
+		}
+	}
+
+	@Test
+	void redisBatchesTakeTheirPaths() {
+		RedisBatchBenchmark benchmark = new RedisBatchBenchmark();
+		RedisBatchBenchmark.Batch batch = new RedisBatchBenchmark.Batch();
+		batch.size = 10;
+		RedisBatchBenchmark.Bare bare = new RedisBatchBenchmark.Bare();
+		bare.finishDuplicates(servers);
+		List<Receipt> first = benchmark.bareFirst(bare, batch, new Keys());
+		assertThat(first).hasSize(10);
+		assertThat(servers.redis.opsForValue().get(RedisBatchBenchmark.Bare.PREFIX + first.get(9).key()))
+			.startsWith("C|{");
+		assertThat(benchmark.bareDuplicate(bare, batch)).extracting(Receipt::status).containsOnly("CHARGED");
+		RedisBatchBenchmark.SpringIntegration integration = new RedisBatchBenchmark.SpringIntegration();
+		integration.start(servers);
+		RedisBatchBenchmark.Camel camel = new RedisBatchBenchmark.Camel();
+		camel.start(servers);
+		try {
+			assertThat(benchmark.springIntegrationFirst(integration, batch, new Keys())).isEqualTo(10);
+			assertThat(benchmark.springIntegrationDuplicate(integration, batch)).isEqualTo(10);
+			assertThat(benchmark.camelFirst(camel, batch, new Keys())).isEqualTo(10);
+			assertThat(benchmark.camelDuplicate(camel, batch)).isEqualTo(10);
+		}
+		finally {
+			integration.clear();
+			camel.stop();
+		}
+	}
+
+	@Test
+	void redisAndHybridStarterBatchesStoreFirstDeliveriesAndReplayDuplicates() {
+		RedisBatchBenchmark benchmark = new RedisBatchBenchmark();
+		RedisBatchBenchmark.Batch batch = new RedisBatchBenchmark.Batch();
+		batch.size = 10;
+		RedisBatchBenchmark.RedisStarter redis = new RedisBatchBenchmark.RedisStarter();
+		redis.start();
+		try {
+			List<Receipt> first = benchmark.redisStarterFirst(redis, batch, new Keys());
+			assertThat(redis.store.find(new RecordId(RedisBatchBenchmark.WORKFLOW, first.get(9).key())))
+				.hasValueSatisfying((record) -> assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED));
+			assertThat(benchmark.redisStarterDuplicate(redis, batch)).extracting(Receipt::status)
+				.containsOnly("CHARGED");
+		}
+		finally {
+			redis.stop();
+		}
+		RedisBatchBenchmark.HybridStarter hybrid = new RedisBatchBenchmark.HybridStarter();
+		hybrid.start();
+		try {
+			List<Receipt> first = benchmark.hybridStarterFirst(hybrid, batch, new Keys());
+			assertThat(hybrid.store.find(new RecordId(RedisBatchBenchmark.WORKFLOW, first.get(9).key())))
+				.hasValueSatisfying((record) -> assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED));
+			assertThat(benchmark.hybridStarterDuplicate(hybrid, batch)).extracting(Receipt::status)
+				.containsOnly("CHARGED");
+		}
+		finally {
+			hybrid.stop();
 		}
 	}
 

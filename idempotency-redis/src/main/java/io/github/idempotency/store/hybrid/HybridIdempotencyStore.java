@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +62,12 @@ import org.springframework.util.Assert;
  * {@link #cacheErrors()} counts the errors. {@link #delete(RecordId)} is the exception:
  * it must evict, so it fails while Redis cannot be reached rather than leave a cached
  * copy of a deleted record behind.
+ * <p>
+ * A batch reads the cache for all its requests in one pipelined round trip (one
+ * {@code HGETALL} per key, sent before any answer is awaited: one round trip per node on a
+ * cluster) and sends only the requests the cache did not answer to the source of truth,
+ * in one {@link IdempotencyStore#claimAll claimAll}; {@link #completeAll} is the source of
+ * truth's, and its completions are cached together, on the same terms as one.
  */
 public final class HybridIdempotencyStore implements IdempotencyStore {
 
@@ -72,6 +80,8 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 	private final IdempotencyStore sourceOfTruth;
 
 	private final StringRedisTemplate redis;
+
+	private final CachePipeline pipeline;
 
 	private final String keyPrefix;
 
@@ -101,6 +111,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 		Assert.isTrue(!cacheTtl.isNegative() && !cacheTtl.isZero(), "'cacheTtl' must be positive");
 		this.sourceOfTruth = sourceOfTruth;
 		this.redis = new StringRedisTemplate(connectionFactory);
+		this.pipeline = new CachePipeline(connectionFactory);
 		this.keyPrefix = keyPrefix;
 		this.cacheTtl = cacheTtl;
 		this.clock = clock;
@@ -126,6 +137,82 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 			cache(result.record());
 		}
 		return result;
+	}
+
+	/**
+	 * Reads the cache for every request in one pipelined round trip; the requests it does
+	 * not answer go to the source of truth in one {@code claimAll}.
+	 */
+	@Override
+	public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+		if (requests.size() <= 1) {
+			return requests.isEmpty() ? List.of() : List.of(claim(requests.get(0)));
+		}
+		List<@Nullable IdempotencyRecord> cached = cachedAll(requests);
+		Instant now = this.clock.instant();
+		ClaimResult[] results = new ClaimResult[requests.size()];
+		List<Integer> misses = new ArrayList<>();
+		for (int i = 0; i < requests.size(); i++) {
+			IdempotencyRecord record = cached.get(i);
+			ClaimOutcome outcome = (record != null) ? ClaimRules.decide(record, requests.get(i).fingerprint(), now)
+					: ClaimOutcome.ACQUIRED;
+			if (outcome != ClaimOutcome.ACQUIRED && outcome != ClaimOutcome.IN_PROGRESS) {
+				results[i] = ClaimResult.of(outcome, record);
+			}
+			else {
+				misses.add(i);
+			}
+		}
+		if (!misses.isEmpty()) {
+			List<ClaimRequest> missed = new ArrayList<>(misses.size());
+			misses.forEach((i) -> missed.add(requests.get(i)));
+			List<ClaimResult> claimed = this.sourceOfTruth.claimAll(missed);
+			// inside a transaction the records read may be that transaction's own, not committed
+			boolean cacheable = !TransactionSynchronizationManager.isActualTransactionActive();
+			List<IdempotencyRecord> finished = new ArrayList<>();
+			for (int j = 0; j < misses.size(); j++) {
+				ClaimResult result = claimed.get(j);
+				if (result.outcome() == ClaimOutcome.ACQUIRED) {
+					result = ClaimResult.acquired(result.record(), new CachingClaim(result.acquiredHandle(),
+							result.record(), missed.get(j).retention()));
+				}
+				else if (cacheable && result.record().status() != RecordStatus.IN_PROGRESS) {
+					finished.add(result.record());
+				}
+				results[misses.get(j)] = result;
+			}
+			cacheAll(finished);
+		}
+		return Arrays.asList(results);
+	}
+
+	/**
+	 * Completes the claims in the source of truth with one {@code completeAll}, then
+	 * caches the completed records (in one pipelined round trip) once the transaction
+	 * they were written in, if any, commits. Handles of another store go the default way.
+	 */
+	@Override
+	public List<Boolean> completeAll(List<ClaimHandle> handles, List<@Nullable String> responses) {
+		Assert.isTrue(handles.size() == responses.size(), "One response per handle is required");
+		if (handles.size() <= 1 || !handles.stream().allMatch(this::isOwnClaim)) {
+			return IdempotencyStore.super.completeAll(handles, responses);
+		}
+		List<ClaimHandle> claims = new ArrayList<>(handles.size());
+		handles.forEach((handle) -> claims.add(((CachingClaim) handle).claim));
+		List<Boolean> completed = this.sourceOfTruth.completeAll(claims, responses);
+		List<IdempotencyRecord> finished = new ArrayList<>(handles.size());
+		for (int i = 0; i < handles.size(); i++) {
+			if (Boolean.TRUE.equals(completed.get(i))) {
+				finished.add(((CachingClaim) handles.get(i)).finished(RecordStatus.COMPLETED, responses.get(i), null,
+						null));
+			}
+		}
+		cacheOnceCommitted(finished);
+		return completed;
+	}
+
+	private boolean isOwnClaim(ClaimHandle handle) {
+		return handle instanceof CachingClaim claim && claim.store() == this;
 	}
 
 	@Override
@@ -186,18 +273,73 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 		return (fields != null && !fields.isEmpty()) ? CachedRecords.fromFields(id, fields) : null;
 	}
 
+	/**
+	 * The cached record of each request, read in one pipelined round trip.
+	 */
+	private List<@Nullable IdempotencyRecord> cachedAll(List<ClaimRequest> requests) {
+		List<String> keys = new ArrayList<>(requests.size());
+		requests.forEach((request) -> keys.add(key(request.id())));
+		List<Map<String, String>> read = onCache(() -> this.pipeline.readAll(keys));
+		List<@Nullable IdempotencyRecord> cached = new ArrayList<>(requests.size());
+		for (int i = 0; i < requests.size(); i++) {
+			if (read == null) {
+				// not a Lettuce connection, or the cache is down (then nothing is read)
+				cached.add(this.cacheDown.get() ? null : cached(requests.get(i).id()));
+			}
+			else {
+				Map<String, String> fields = read.get(i);
+				cached.add(fields.isEmpty() ? null : CachedRecords.fromFields(requests.get(i).id(), fields));
+			}
+		}
+		return cached;
+	}
+
 	private void cache(IdempotencyRecord record) {
+		List<String> args = putArguments(record);
+		if (args != null) {
+			onCache(() -> this.redis.execute(PUT, List.of(key(record.id())), args.toArray()));
+		}
+	}
+
+	/**
+	 * Caches the records in one pipelined round trip.
+	 */
+	private void cacheAll(List<IdempotencyRecord> records) {
+		if (records.size() <= 1) {
+			records.forEach(this::cache);
+			return;
+		}
+		List<String> keys = new ArrayList<>(records.size());
+		List<List<String>> arguments = new ArrayList<>(records.size());
+		for (IdempotencyRecord record : records) {
+			List<String> args = putArguments(record);
+			if (args != null) {
+				keys.add(key(record.id()));
+				arguments.add(args);
+			}
+		}
+		Boolean pipelined = onCache(() -> this.pipeline.runAll(PUT, keys, arguments));
+		if (Boolean.FALSE.equals(pipelined)) {
+			records.forEach(this::cache);
+		}
+	}
+
+	/**
+	 * The arguments of {@code put.lua} for a record.
+	 * @return the arguments, or {@code null} when the record expires before it could be
+	 * read from the cache
+	 */
+	private @Nullable List<String> putArguments(IdempotencyRecord record) {
 		long ttl = Math.min(this.cacheTtl.toMillis(),
 				record.expiresAt().toEpochMilli() - this.clock.instant().toEpochMilli());
-		if (ttl > 0) {
-			List<String> fields = CachedRecords.toFields(record);
-			Object[] args = new Object[fields.size() + 1];
-			args[0] = String.valueOf(ttl);
-			for (int i = 0; i < fields.size(); i++) {
-				args[i + 1] = fields.get(i);
-			}
-			onCache(() -> this.redis.execute(PUT, List.of(key(record.id())), args));
+		if (ttl <= 0) {
+			return null;
 		}
+		List<String> fields = CachedRecords.toFields(record);
+		List<String> args = new ArrayList<>(fields.size() + 1);
+		args.add(String.valueOf(ttl));
+		args.addAll(fields);
+		return args;
 	}
 
 	private void evict(RecordId id) {
@@ -209,16 +351,23 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 	 * a rolled-back record is never cached.
 	 */
 	private void cacheOnceCommitted(IdempotencyRecord record) {
+		cacheOnceCommitted(List.of(record));
+	}
+
+	private void cacheOnceCommitted(List<IdempotencyRecord> records) {
+		if (records.isEmpty()) {
+			return;
+		}
 		if (TransactionSynchronizationManager.isSynchronizationActive()) {
 			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
 				@Override
 				public void afterCommit() {
-					cache(record);
+					cacheAll(records);
 				}
 			});
 		}
 		else {
-			cache(record);
+			cacheAll(records);
 		}
 	}
 
@@ -273,6 +422,10 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 			this.claim = claim;
 			this.claimed = claimed;
 			this.retention = retention;
+		}
+
+		HybridIdempotencyStore store() {
+			return HybridIdempotencyStore.this;
 		}
 
 		@Override

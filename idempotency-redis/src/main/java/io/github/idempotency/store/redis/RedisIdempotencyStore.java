@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
@@ -31,8 +32,11 @@ import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.DecoratedRedisConnection;
 import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisOperations;
 import org.springframework.data.redis.core.SessionCallback;
@@ -59,6 +63,12 @@ import org.springframework.util.Assert;
  * a live lease or a takeover; a new record it only acknowledges, since the caller knows
  * all of it.
  * <p>
+ * A batch ({@link #claimAll}, {@link #completeAll}) runs the same two scripts, which take
+ * any number of keys: one call with every key on a single node, one call per cluster hash
+ * slot on Redis Cluster, all sent through Lettuce's asynchronous API before any answer is
+ * awaited, so a batch costs one round trip per node (a connection that is not Lettuce's
+ * goes key by key).
+ * <p>
  * Time comes from the given {@link Clock}: the scripts compare the caller's "now" with the
  * {@code lease_until} and {@code expires_at} fields, so the lease and retention are
  * logical. On top, each script sets a physical {@code PEXPIRE} so Redis drops what is
@@ -80,13 +90,21 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	private static final RedisScript<List> CLAIM = script("claim.lua", List.class);
 
-	private static final RedisScript<Long> FINISH = script("finish.lua", Long.class);
+	private static final RedisScript<List> FINISH = script("finish.lua", List.class);
+
+	private static final SlotGroupedScript CLAIM_ALL = new SlotGroupedScript(CLAIM);
+
+	private static final SlotGroupedScript FINISH_ALL = new SlotGroupedScript(FINISH);
 
 	private static final RedisScript<Long> RELEASE = script("release.lua", Long.class);
 
 	private static final RedisScript<Long> RENEW = script("renew.lua", Long.class);
 
+	private final RedisConnectionFactory connectionFactory;
+
 	private final StringRedisTemplate redis;
+
+	private final Duration batchTimeout;
 
 	private final String keyPrefix;
 
@@ -108,7 +126,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		Assert.hasText(keyPrefix, "'keyPrefix' must not be empty");
 		Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
 				"'keyPrefix' must not contain braces: they would move the cluster hash tag");
+		this.connectionFactory = connectionFactory;
 		this.redis = new StringRedisTemplate(connectionFactory);
+		this.batchTimeout = (connectionFactory instanceof LettuceConnectionFactory lettuce)
+				? Duration.ofMillis(lettuce.getTimeout()) : Duration.ofMinutes(1);
 		this.keyPrefix = keyPrefix;
 		this.clock = clock;
 	}
@@ -131,12 +152,114 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	@Override
 	public ClaimResult claim(ClaimRequest request) {
 		long now = now();
+		List<String> args = new ArrayList<>(6);
+		args.add(String.valueOf(now));
+		args.addAll(claimArguments(request, now));
+		List<?> replies = this.redis.execute(CLAIM, List.of(key(request.id())), args.toArray());
+		Assert.state(replies != null && replies.size() == 1, "The claim script answered nothing");
+		return claimed(request, (List<?>) replies.get(0), now);
+	}
+
+	/**
+	 * Claims the records with one {@code claim.lua} call per cluster hash slot (one call on
+	 * a single node), all sent before any answer is awaited: one round trip per node. A
+	 * record named twice is in one call, which claims it for the first request only. When
+	 * a call fails, the claims the others acquired are released before its failure is
+	 * thrown.
+	 */
+	@Override
+	public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+		if (requests.size() <= 1) {
+			return requests.isEmpty() ? List.of() : List.of(claim(requests.get(0)));
+		}
+		long now = now();
+		List<SlotGroupedScript.Call> calls = new ArrayList<>(requests.size());
+		for (ClaimRequest request : requests) {
+			calls.add(new SlotGroupedScript.Call(key(request.id()), claimArguments(request, now)));
+		}
+		SlotGroupedScript.Replies replies = CLAIM_ALL.run(this.connectionFactory, List.of(String.valueOf(now)), calls,
+				this.batchTimeout, (connection) -> {
+				});
+		if (replies == null) {
+			return IdempotencyStore.super.claimAll(requests);
+		}
+		List<ClaimResult> results = new ArrayList<>(requests.size());
+		for (int i = 0; i < requests.size(); i++) {
+			Object reply = replies.replies[i];
+			results.add((reply != null) ? claimed(requests.get(i), (List<?>) reply, now) : null);
+		}
+		RuntimeException failure = replies.failure();
+		if (failure != null) {
+			for (ClaimResult result : results) {
+				if (result != null && result.handle() != null) {
+					try {
+						result.handle().release(failure);
+					}
+					catch (RuntimeException releaseFailure) {
+						failure.addSuppressed(releaseFailure);
+					}
+				}
+			}
+			throw failure;
+		}
+		return results;
+	}
+
+	/**
+	 * Completes the claims with one {@code finish.lua} call per cluster hash slot (one call
+	 * on a single node), all sent before any answer is awaited, each record fenced by its
+	 * owner. Handles of another store go the default way.
+	 */
+	@Override
+	public List<Boolean> completeAll(List<ClaimHandle> handles, List<@Nullable String> responses) {
+		Assert.isTrue(handles.size() == responses.size(), "One response per handle is required");
+		if (handles.size() <= 1 || !handles.stream().allMatch(this::isOwnClaim)) {
+			return IdempotencyStore.super.completeAll(handles, responses);
+		}
+		long now = now();
+		List<SlotGroupedScript.Call> calls = new ArrayList<>(handles.size());
+		for (int i = 0; i < handles.size(); i++) {
+			ClaimRequest request = ((RedisClaim) handles.get(i)).request;
+			calls.add(new SlotGroupedScript.Call(key(request.id()),
+					finishArguments(request.owner(), request.retention(), completed(now, request, responses.get(i)))));
+		}
+		AtomicReference<@Nullable Object> acknowledged = new AtomicReference<>();
+		SlotGroupedScript.Replies replies = FINISH_ALL.run(this.connectionFactory, List.of(String.valueOf(now)), calls,
+				this.batchTimeout, (connection) -> {
+					if (this.waitReplicas > 0) {
+						acknowledged.set(waitForReplicas(connection));
+					}
+				});
+		if (replies == null) {
+			return IdempotencyStore.super.completeAll(handles, responses);
+		}
+		List<Boolean> completed = new ArrayList<>(handles.size());
+		for (Object reply : replies.replies) {
+			completed.add(reply instanceof Long finished && finished == 1L);
+		}
+		if (replies.failure() != null) {
+			throw replies.failure();
+		}
+		if (this.waitReplicas > 0) {
+			reportReplicas(acknowledged.get(), handles.size() + " records of a batch");
+		}
+		return completed;
+	}
+
+	private boolean isOwnClaim(ClaimHandle handle) {
+		return handle instanceof RedisClaim claim && claim.store() == this;
+	}
+
+	private List<String> claimArguments(ClaimRequest request, long now) {
 		long leaseUntil = now + request.leaseTtl().toMillis();
 		long ttl = request.leaseTtl().plus(request.retention()).toMillis();
-		List<?> reply = this.redis.execute(CLAIM, List.of(key(request.id())), String.valueOf(now), request.owner(),
-				(request.fingerprint() != null) ? request.fingerprint() : "", String.valueOf(leaseUntil),
-				String.valueOf(leaseUntil + request.retention().toMillis()), String.valueOf(ttl));
-		Assert.state(reply != null && !reply.isEmpty(), "The claim script answered nothing");
+		return List.of(request.owner(), (request.fingerprint() != null) ? request.fingerprint() : "",
+				String.valueOf(leaseUntil), String.valueOf(leaseUntil + request.retention().toMillis()),
+				String.valueOf(ttl));
+	}
+
+	private ClaimResult claimed(ClaimRequest request, List<?> reply, long now) {
+		Assert.state(!reply.isEmpty(), "The claim script answered nothing");
 		ClaimOutcome outcome = ClaimOutcome.valueOf((String) reply.get(0));
 		Instant at = Instant.ofEpochMilli(now);
 		IdempotencyRecord record = switch (outcome) {
@@ -186,22 +309,20 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	private boolean finish(RecordId id, String owner, long now, Duration retention, List<String> fields) {
 		List<String> keys = List.of(key(id));
-		List<String> args = new ArrayList<>(fields.size() + 3);
-		args.add(owner);
+		List<String> args = new ArrayList<>(fields.size() + 4);
 		args.add(String.valueOf(now));
-		args.add(String.valueOf(retention.toMillis()));
-		args.addAll(fields);
+		args.addAll(finishArguments(owner, retention, fields));
 		if (this.waitReplicas == 0) {
-			return isOne(this.redis.execute(FINISH, keys, args.toArray()));
+			return isFinished(this.redis.execute(FINISH, keys, args.toArray()));
 		}
 		Boolean finished = this.redis.execute(new SessionCallback<>() {
 			@Override
 			@SuppressWarnings("unchecked")
 			public Boolean execute(RedisOperations operations) throws DataAccessException {
 				// the session binds one connection: WAIT counts the writes made on it
-				boolean owned = isOne((Long) operations.execute(FINISH, keys, args.toArray()));
+				boolean owned = isFinished((List<?>) operations.execute(FINISH, keys, args.toArray()));
 				if (owned) {
-					waitForReplicas(operations, id);
+					waitForReplicas(operations, id.toString());
 				}
 				return owned;
 			}
@@ -209,19 +330,43 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return Boolean.TRUE.equals(finished);
 	}
 
-	private void waitForReplicas(RedisOperations<?, ?> operations, RecordId id) {
-		Object acknowledged = operations.execute((RedisCallback<Object>) (connection) -> {
-			if (connection instanceof RedisClusterConnection) {
-				return null;
-			}
-			long timeout = this.waitTimeout.toMillis();
-			if (connection.getNativeConnection() instanceof BaseRedisAsyncCommands<?, ?> lettuce) {
-				// the connection Spring Data Redis's Lettuce connection sends its commands on
-				return LettuceFutures.awaitOrCancel(lettuce.waitForReplication(this.waitReplicas, timeout),
-						timeout + 5000, TimeUnit.MILLISECONDS);
-			}
-			return connection.execute("WAIT", bytes(String.valueOf(this.waitReplicas)), bytes(String.valueOf(timeout)));
-		});
+	private static List<String> finishArguments(String owner, Duration retention, List<String> fields) {
+		List<String> args = new ArrayList<>(fields.size() + 3);
+		args.add(owner);
+		args.add(String.valueOf(retention.toMillis()));
+		args.add(String.valueOf(fields.size()));
+		args.addAll(fields);
+		return args;
+	}
+
+	private static boolean isFinished(@Nullable List<?> reply) {
+		return reply != null && reply.size() == 1 && Long.valueOf(1L).equals(reply.get(0));
+	}
+
+	private void waitForReplicas(RedisOperations<?, ?> operations, String what) {
+		reportReplicas(operations.execute((RedisCallback<Object>) this::waitForReplicas), what);
+	}
+
+	/**
+	 * Sends {@code WAIT} on the connection that wrote.
+	 * @return how many replicas acknowledged, or {@code null} on Redis Cluster
+	 */
+	private @Nullable Object waitForReplicas(RedisConnection connection) {
+		RedisConnection target = (connection instanceof DecoratedRedisConnection decorated) ? decorated.getDelegate()
+				: connection;
+		if (target instanceof RedisClusterConnection) {
+			return null;
+		}
+		long timeout = this.waitTimeout.toMillis();
+		if (target.getNativeConnection() instanceof BaseRedisAsyncCommands<?, ?> lettuce) {
+			// the connection Spring Data Redis's Lettuce connection sends its commands on
+			return LettuceFutures.awaitOrCancel(lettuce.waitForReplication(this.waitReplicas, timeout), timeout + 5000,
+					TimeUnit.MILLISECONDS);
+		}
+		return target.execute("WAIT", bytes(String.valueOf(this.waitReplicas)), bytes(String.valueOf(timeout)));
+	}
+
+	private void reportReplicas(@Nullable Object acknowledged, String what) {
 		if (acknowledged == null) {
 			if (this.clusterWarned.compareAndSet(false, true)) {
 				logger.warn("idempotency.redis.wait-replicas is ignored on Redis Cluster: WAIT would not run on "
@@ -229,7 +374,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 			}
 		}
 		else if (!(acknowledged instanceof Long count) || count < this.waitReplicas) {
-			logger.warn("Only " + acknowledged + " of " + this.waitReplicas + " Redis replicas acknowledged " + id
+			logger.warn("Only " + acknowledged + " of " + this.waitReplicas + " Redis replicas acknowledged " + what
 					+ " within " + this.waitTimeout + "; a failover now could lose it");
 		}
 	}
@@ -242,6 +387,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		fields.add(String.valueOf(now));
 		fields.add("expires_at");
 		fields.add(String.valueOf(now + retention.toMillis()));
+		return fields;
+	}
+
+	private List<String> completed(long now, ClaimRequest request, @Nullable String response) {
+		List<String> fields = finished(RecordStatus.COMPLETED, now, request.retention());
+		if (response != null) {
+			fields.add("response");
+			fields.add(response);
+		}
 		return fields;
 	}
 
@@ -322,15 +476,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 			this.request = request;
 		}
 
+		RedisIdempotencyStore store() {
+			return RedisIdempotencyStore.this;
+		}
+
 		@Override
 		public boolean complete(@Nullable String response) {
 			long now = now();
-			List<String> fields = finished(RecordStatus.COMPLETED, now, this.request.retention());
-			if (response != null) {
-				fields.add("response");
-				fields.add(response);
-			}
-			return finish(this.request.id(), this.request.owner(), now, this.request.retention(), fields);
+			return finish(this.request.id(), this.request.owner(), now, this.request.retention(),
+					completed(now, this.request, response));
 		}
 
 		@Override

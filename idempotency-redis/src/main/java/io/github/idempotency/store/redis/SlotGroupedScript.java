@@ -1,0 +1,214 @@
+package io.github.idempotency.store.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+import io.lettuce.core.RedisCommandInterruptedException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.SlotHash;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * One script run on many keys in as few calls and round trips as Redis allows, through
+ * Lettuce's asynchronous API: on a single node (or Sentinel) one call with every key; on
+ * Redis Cluster one call per hash slot (the keys of one script must share a slot), every
+ * call sent before any answer is awaited, so that each node costs one round trip. The
+ * script takes its keys in order and, after some leading arguments, the arguments of each
+ * key one key after the other; it answers an array with one reply per key.
+ * <p>
+ * Each call is {@code EVALSHA}, sent again as {@code EVAL} (which loads the script) when
+ * the node answers {@code NOSCRIPT}. Spring Data Redis's own fallback does not apply to
+ * pipelined or asynchronous calls, hence this class.
+ */
+final class SlotGroupedScript {
+
+	private final RedisScript<?> script;
+
+	SlotGroupedScript(RedisScript<?> script) {
+		this.script = script;
+	}
+
+	/**
+	 * Runs the script on every key of {@code calls}.
+	 * @param connectionFactory the connections
+	 * @param leading the arguments before those of the keys
+	 * @param calls each key with its arguments
+	 * @param timeout how long to wait for all the answers together
+	 * @param afterwards what to do on the same connection once every call answered
+	 * @return the replies, or {@code null} when the connection is not Lettuce's (the
+	 * caller then goes key by key)
+	 */
+	@Nullable Replies run(RedisConnectionFactory connectionFactory, List<String> leading, List<Call> calls,
+			Duration timeout, Consumer<RedisConnection> afterwards) {
+		RedisConnection connection = connectionFactory.getConnection();
+		try {
+			if (!(connection.getNativeConnection() instanceof RedisScriptingAsyncCommands<?, ?> lettuce)) {
+				return null;
+			}
+			@SuppressWarnings("unchecked")
+			RedisScriptingAsyncCommands<byte[], byte[]> commands = (RedisScriptingAsyncCommands<byte[], byte[]>) lettuce;
+			List<List<Integer>> groups = groups(calls, connection instanceof RedisClusterConnection);
+			List<byte[][]> keys = new ArrayList<>(groups.size());
+			List<byte[][]> arguments = new ArrayList<>(groups.size());
+			List<RedisFuture<List<Object>>> sent = new ArrayList<>(groups.size());
+			for (List<Integer> group : groups) {
+				keys.add(keys(calls, group));
+				arguments.add(arguments(leading, calls, group));
+				sent.add(commands.evalsha(this.script.getSha1(), ScriptOutputType.MULTI, keys.get(keys.size() - 1),
+						arguments.get(arguments.size() - 1)));
+			}
+			Replies replies = new Replies(calls.size());
+			long deadline = System.nanoTime() + timeout.toNanos();
+			for (int g = 0; g < groups.size(); g++) {
+				try {
+					List<Object> reply;
+					try {
+						reply = await(sent.get(g), deadline);
+					}
+					catch (RedisNoScriptException ex) {
+						reply = await(commands.eval(this.script.getScriptAsString(), ScriptOutputType.MULTI,
+								keys.get(g), arguments.get(g)), deadline);
+					}
+					List<Integer> group = groups.get(g);
+					for (int i = 0; i < group.size(); i++) {
+						replies.replies[group.get(i)] = strings(reply.get(i));
+					}
+				}
+				catch (RuntimeException ex) {
+					replies.fail(ex);
+				}
+			}
+			if (replies.failure() == null) {
+				afterwards.accept(connection);
+			}
+			return replies;
+		}
+		finally {
+			connection.close();
+		}
+	}
+
+	/**
+	 * The positions of the calls, grouped by hash slot on a cluster (in their order within
+	 * each group), else all in one group.
+	 */
+	private static List<List<Integer>> groups(List<Call> calls, boolean cluster) {
+		Map<Integer, List<Integer>> groups = new LinkedHashMap<>();
+		for (int i = 0; i < calls.size(); i++) {
+			int slot = cluster ? SlotHash.getSlot(bytes(calls.get(i).key())) : 0;
+			groups.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(i);
+		}
+		return new ArrayList<>(groups.values());
+	}
+
+	private static byte[][] keys(List<Call> calls, List<Integer> group) {
+		byte[][] keys = new byte[group.size()][];
+		for (int i = 0; i < group.size(); i++) {
+			keys[i] = bytes(calls.get(group.get(i)).key());
+		}
+		return keys;
+	}
+
+	private static byte[][] arguments(List<String> leading, List<Call> calls, List<Integer> group) {
+		List<byte[]> arguments = new ArrayList<>();
+		leading.forEach((argument) -> arguments.add(bytes(argument)));
+		for (int i : group) {
+			calls.get(i).arguments().forEach((argument) -> arguments.add(bytes(argument)));
+		}
+		return arguments.toArray(new byte[0][]);
+	}
+
+	private static <T> T await(RedisFuture<T> future, long deadline) {
+		try {
+			return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			future.cancel(true);
+			throw new RedisCommandTimeoutException("The batch's script call timed out");
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException failure) ? failure
+					: new IllegalStateException(ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedisCommandInterruptedException(ex);
+		}
+	}
+
+	/** The reply with its bulk strings read as UTF-8 text. */
+	private static @Nullable Object strings(@Nullable Object reply) {
+		if (reply instanceof byte[] bytes) {
+			return new String(bytes, StandardCharsets.UTF_8);
+		}
+		if (reply instanceof List<?> list) {
+			List<@Nullable Object> converted = new ArrayList<>(list.size());
+			list.forEach((element) -> converted.add(strings(element)));
+			return converted;
+		}
+		return reply;
+	}
+
+	private static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * One key of the batch and the script's arguments for it.
+	 *
+	 * @param key the key
+	 * @param arguments its arguments
+	 */
+	record Call(String key, List<String> arguments) {
+	}
+
+	/**
+	 * What the calls answered: a reply per key, {@code null} where its call failed.
+	 */
+	static final class Replies {
+
+		final @Nullable Object[] replies;
+
+		private @Nullable RuntimeException failure;
+
+		Replies(int size) {
+			this.replies = new Object[size];
+		}
+
+		private void fail(RuntimeException ex) {
+			if (this.failure == null) {
+				this.failure = ex;
+			}
+			else if (this.failure != ex) {
+				this.failure.addSuppressed(ex);
+			}
+		}
+
+		/**
+		 * The first failure of a call, the others suppressed in it.
+		 * @return the failure, or {@code null} when every call answered
+		 */
+		@Nullable RuntimeException failure() {
+			return this.failure;
+		}
+
+	}
+
+}
