@@ -48,8 +48,8 @@ class KafkaBatchIdempotencyTest {
 
 	@Test
 	void duplicatesSpreadOverPartitionsAndBatchesHaveOneEffectEach() {
-		int unique = 2400;
-		int duplicates = 800;
+		int unique = 3750;
+		int duplicates = 1250;
 		this.runner.withUserConfiguration(PaymentListener.class).run((context) -> {
 			KafkaTemplate<String, String> template = template(context);
 			for (int i = 0; i < unique + duplicates; i++) {
