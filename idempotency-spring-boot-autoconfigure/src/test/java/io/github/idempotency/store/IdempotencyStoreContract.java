@@ -477,6 +477,131 @@ public abstract class IdempotencyStoreContract {
 		}
 	}
 
+	@Test
+	void claimAllDecidesEveryOutcomeInOneBatch() {
+		claim("done", "owner-done", null);
+		handle("owner-done").complete("\"stored\"");
+		claim("failed", "owner-failed", null);
+		handle("owner-failed").fail(new CardDeclinedException("declined"));
+		claim("reused", "owner-reused", "fp-1");
+		handle("owner-reused").complete(null);
+		claim("crashed", "owner-crashed", null);
+		handle("owner-crashed").saveRecoveryPoint("half-way");
+		ClaimResult expiring = this.store
+			.claim(new ClaimRequest(id("expired"), "owner-expired", null, LEASE, Duration.ofSeconds(1)));
+		expiring.acquiredHandle().complete("\"old\"");
+		this.clock.advance(LEASE.plusSeconds(1));
+		claim("running", "owner-running", null);
+		List<ClaimResult> results = this.store.claimAll(List.of(request(id("new"), "batch-1", null),
+				request(id("done"), "batch-2", null), request(id("failed"), "batch-3", null),
+				request(id("reused"), "batch-4", "fp-2"), request(id("running"), "batch-5", null),
+				request(id("expired"), "batch-6", null), request(id("crashed"), "batch-7", null),
+				request(id("new"), "batch-8", null)));
+		assertThat(results).extracting(ClaimResult::outcome)
+			.containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE, ClaimOutcome.FAILED,
+					ClaimOutcome.MISMATCH, ClaimOutcome.IN_PROGRESS, ClaimOutcome.ACQUIRED, ClaimOutcome.ACQUIRED,
+					ClaimOutcome.IN_PROGRESS);
+		for (int i = 0; i < results.size(); i++) {
+			assertThat(results.get(i).record().id()).as("record of request " + i).isEqualTo(id(List
+				.of("new", "done", "failed", "reused", "running", "expired", "crashed", "new")
+				.get(i)));
+		}
+		assertThat(results.get(0).record()).satisfies((record) -> {
+			assertThat(record.owner()).isEqualTo("batch-1");
+			assertThat(record.attempt()).isEqualTo(1);
+			assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS);
+		});
+		assertThat(results.get(1).record().response()).isEqualTo("\"stored\"");
+		assertThat(results.get(2).record().errorMessage()).isEqualTo("declined");
+		assertThat(results.get(4).record().owner()).isEqualTo("owner-running");
+		assertThat(results.get(5).record().attempt()).as("an expired record is claimed afresh").isEqualTo(1);
+		assertThat(results.get(5).isTakeover()).isFalse();
+		assertThat(results.get(6).isTakeover()).isTrue();
+		assertThat(results.get(6).record().attempt()).isEqualTo(2);
+		assertThat(results.get(6).record().owner()).isEqualTo("batch-7");
+		assertThat(results.get(6).record().recoveryPoint()).isEqualTo("half-way");
+		assertThat(results.get(7).record().owner()).isEqualTo("batch-1");
+		assertThat(this.store.find(id("crashed")).orElseThrow().owner()).isEqualTo("batch-7");
+		assertThat(handle("owner-crashed").complete("\"late\"")).as("the crashed run's claim is fenced").isFalse();
+		assertThat(this.store.completeAll(
+				List.of(results.get(0).acquiredHandle(), results.get(5).acquiredHandle(),
+						results.get(6).acquiredHandle()),
+				java.util.Arrays.asList("\"new\"", null, "\"taken-over\"")))
+			.containsExactly(true, true, true);
+		assertThat(this.store.find(id("new")).orElseThrow().response()).isEqualTo("\"new\"");
+		assertThat(this.store.find(id("expired")).orElseThrow()).satisfies((record) -> {
+			assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
+			assertThat(record.response()).isNull();
+		});
+		assertThat(this.store.find(id("crashed")).orElseThrow().response()).isEqualTo("\"taken-over\"");
+	}
+
+	@Test
+	void completeAllCompletesTheClaimsStillHeldAndAnswersFalseForOneTakenOver() {
+		List<ClaimResult> claims = this.store.claimAll(List.of(request(id("a"), "batch-a", null),
+				request(id("b"), "batch-b", null), request(id("c"), "batch-c", null)));
+		this.clock.advance(LEASE.plusSeconds(1));
+		ClaimResult takeover = claim("b", "taker", null);
+		assertThat(takeover.record().attempt()).isEqualTo(2);
+		assertThat(claims.get(0).acquiredHandle().renew()).isTrue();
+		assertThat(claims.get(2).acquiredHandle().renew()).isTrue();
+		List<ClaimHandle> handles = claims.stream().map(ClaimResult::acquiredHandle).toList();
+		assertThat(this.store.completeAll(handles, List.of("\"a\"", "\"b\"", "\"c\"")))
+			.containsExactly(true, false, true);
+		assertThat(this.store.find(id("a")).orElseThrow().response()).isEqualTo("\"a\"");
+		assertThat(this.store.find(id("b")).orElseThrow()).satisfies((record) -> {
+			assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS);
+			assertThat(record.owner()).isEqualTo("taker");
+		});
+		assertThat(this.store.find(id("c")).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(this.store.completeAll(List.of(handle("taker")), List.of("\"b-again\"")))
+			.as("the takeover completes").containsExactly(true);
+		assertThat(this.store.find(id("b")).orElseThrow().response()).isEqualTo("\"b-again\"");
+		assertThat(this.store.completeAll(handles, List.of("\"x\"", "\"x\"", "\"x\"")))
+			.as("a completed claim cannot complete again").containsExactly(false, false, false);
+		assertThat(this.store.completeAll(List.of(), List.of())).isEmpty();
+	}
+
+	@Test
+	void racingBatchesThatCompleteWhatTheyAcquiredRunEachKeyOnce() throws Exception {
+		int keys = 48;
+		Map<RecordId, AtomicInteger> runs = new ConcurrentHashMap<>();
+		race(THREADS, (thread) -> {
+			ThreadLocalRandom random = ThreadLocalRandom.current();
+			for (int round = 0; round < 8; round++) {
+				List<ClaimRequest> requests = new ArrayList<>();
+				for (int i = 0; i < 12; i++) {
+					requests.add(request(id("k-" + random.nextInt(keys)), "owner-" + thread + "-" + round + "-" + i,
+							null));
+				}
+				List<ClaimResult> claims = this.store.claimAll(requests);
+				List<ClaimHandle> acquired = new ArrayList<>();
+				List<@Nullable String> responses = new ArrayList<>();
+				for (int i = 0; i < claims.size(); i++) {
+					ClaimResult claim = claims.get(i);
+					assertThat(claim.record().id()).isEqualTo(requests.get(i).id());
+					if (claim.outcome() == ClaimOutcome.ACQUIRED) {
+						runs.computeIfAbsent(claim.record().id(), (id) -> new AtomicInteger()).incrementAndGet();
+						acquired.add(claim.acquiredHandle());
+						responses.add("\"" + requests.get(i).owner() + "\"");
+					}
+					else if (claim.outcome() == ClaimOutcome.DUPLICATE) {
+						assertThat(claim.record().response()).startsWith("\"owner-");
+					}
+					else {
+						assertThat(claim.outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
+					}
+				}
+				assertThat(this.store.completeAll(acquired, responses)).allMatch((completed) -> completed);
+			}
+			return null;
+		});
+		assertThat(runs.values()).allSatisfy((count) -> assertThat(count).hasValue(1));
+		for (RecordId id : runs.keySet()) {
+			assertThat(this.store.find(id).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+		}
+	}
+
 	protected RecordId id(String key) {
 		return new RecordId(this.workflow, key);
 	}
