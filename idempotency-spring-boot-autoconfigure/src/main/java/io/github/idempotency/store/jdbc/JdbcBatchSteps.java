@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
@@ -26,8 +27,11 @@ import org.springframework.dao.DataAccessException;
  * The batch steps of {@link JdbcIdempotencyStore}: a claim of many records in one
  * statement, and a completion of many in one round trip.
  * <p>
- * The batch claim inserts every record whose row its statement does not find and reads
- * every row it finds. What that one statement cannot decide is claimed again on its own,
+ * On PostgreSQL the batch claim is one statement: it inserts every record whose row it
+ * does not find and reads every row it finds. On MariaDB, MySQL and H2, outside the
+ * caller's transaction, it is two: one read of the rows that exist and one insert of all
+ * the others (see {@link #readThenInsert}); inside the caller's transaction it claims one
+ * record after the other. What the batch statements cannot decide is claimed again on its own,
  * by the single claim: a key named twice, a row committed while the statement ran (its
  * snapshot does not show it), an expired record or a lease that ran out (a takeover
  * locks the row), and the whole batch when the statement lost a lock wait. The records
@@ -39,6 +43,9 @@ final class JdbcBatchSteps {
 	private static final Comparator<ClaimRequest> INSERT_ORDER = Comparator
 		.comparing((ClaimRequest request) -> request.id().workflow())
 		.thenComparing((request) -> request.id().key());
+
+	/** The most records one statement of {@link #readThenInsert} names. */
+	private static final int MAX_ROWS = 1000;
 
 	private final JdbcIdempotencyStore store;
 
@@ -52,7 +59,16 @@ final class JdbcBatchSteps {
 	List<ClaimResult> claimAll(List<ClaimRequest> requests, boolean inTransaction) {
 		@Nullable ClaimResult[] results = new ClaimResult[requests.size()];
 		try {
-			claimAtOnce(requests, results, inTransaction);
+			List<Integer> positions = firstOfEachKey(requests);
+			if (this.table.claimsAllAtOnce()) {
+				claimAtOnce(requests, positions, results, inTransaction);
+			}
+			else {
+				for (int from = 0; from < positions.size(); from += MAX_ROWS) {
+					readThenInsert(requests, positions.subList(from, Math.min(positions.size(), from + MAX_ROWS)),
+							results);
+				}
+			}
 			for (int i = 0; i < results.length; i++) {
 				if (results[i] == null) {
 					results[i] = this.store.claim(this.table, requests.get(i), inTransaction);
@@ -67,10 +83,9 @@ final class JdbcBatchSteps {
 	}
 
 	/**
-	 * Claims in one statement the first request of each key, answering in
-	 * {@code results} those it decided.
+	 * The position of the first request of each key, in insert order.
 	 */
-	private void claimAtOnce(List<ClaimRequest> requests, @Nullable ClaimResult[] results, boolean inTransaction) {
+	private static List<Integer> firstOfEachKey(List<ClaimRequest> requests) {
 		Set<RecordId> named = new HashSet<>();
 		List<Integer> positions = new ArrayList<>();
 		for (int i = 0; i < requests.size(); i++) {
@@ -79,6 +94,15 @@ final class JdbcBatchSteps {
 			}
 		}
 		positions.sort(Comparator.comparing(requests::get, INSERT_ORDER));
+		return positions;
+	}
+
+	/**
+	 * Claims in one statement the requests at {@code positions}, answering in
+	 * {@code results} those it decided.
+	 */
+	private void claimAtOnce(List<ClaimRequest> requests, List<Integer> positions, @Nullable ClaimResult[] results,
+			boolean inTransaction) {
 		Instant stampedAt = this.table.now();
 		List<IdempotencyRecord> claimed = new ArrayList<>(positions.size());
 		for (int i : positions) {
@@ -132,6 +156,60 @@ final class JdbcBatchSteps {
 				results[i] = this.store.acquiredAfterInsert(this.table, claimed.get(j), requests.get(i), false,
 						stampedAt);
 			}
+		}
+	}
+
+	/**
+	 * Claims the requests at {@code positions} outside any transaction with one read of
+	 * the rows that exist and one insert of all the others, answering in {@code results}
+	 * those it decided. Each statement commits on its own and reads the latest committed
+	 * rows (REPEATABLE READ takes a snapshot per statement here). The insert is all or
+	 * nothing: when one of its rows was inserted by another run since the read (a
+	 * duplicate key) or it lost a lock wait, it inserted none, and those requests are
+	 * claimed on their own.
+	 */
+	private void readThenInsert(List<ClaimRequest> requests, List<Integer> positions, @Nullable ClaimResult[] results) {
+		Map<RecordId, IdempotencyRecord> existing = this.table
+			.readAll(positions.stream().map((i) -> requests.get(i).id()).toList());
+		Instant now = this.table.now();
+		List<Integer> absent = new ArrayList<>();
+		for (int i : positions) {
+			IdempotencyRecord found = existing.get(requests.get(i).id());
+			if (found == null) {
+				absent.add(i);
+				continue;
+			}
+			ClaimOutcome outcome = ClaimRules.decide(found, requests.get(i).fingerprint(), now);
+			if (outcome != ClaimOutcome.ACQUIRED) {
+				results[i] = ClaimResult.of(outcome, found);
+			}
+		}
+		if (absent.isEmpty()) {
+			return;
+		}
+		Instant stampedAt = this.table.now();
+		List<IdempotencyRecord> claimed = new ArrayList<>(absent.size());
+		for (int i : absent) {
+			claimed.add(JdbcIdempotencyStore.claimed(null, requests.get(i), stampedAt, false));
+		}
+		try {
+			if (!this.table.insertAll(claimed)) {
+				return;
+			}
+		}
+		catch (DataAccessException ex) {
+			if (this.store.isLockFailure(ex) || ex instanceof ConcurrencyFailureException) {
+				return;
+			}
+			throw ex;
+		}
+		for (int j = 0; j < absent.size(); j++) {
+			int i = absent.get(j);
+			results[i] = this.store.acquired(this.table, claimed.get(j), requests.get(i), false);
+		}
+		for (int j = 0; j < absent.size(); j++) {
+			int i = absent.get(j);
+			results[i] = this.store.acquiredAfterInsert(this.table, claimed.get(j), requests.get(i), false, stampedAt);
 		}
 	}
 

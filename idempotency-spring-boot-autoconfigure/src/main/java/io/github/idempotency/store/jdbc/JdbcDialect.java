@@ -330,6 +330,34 @@ enum JdbcDialect {
 	}
 
 	/**
+	 * An insert of {@code rows} records in one statement, its lock waits bounded by
+	 * {@code lockTimeout}, that fails as a whole with a duplicate key when one of the rows
+	 * exists; the parameters of row {@code i} are those of {@link #PARAMETERS} suffixed with
+	 * {@code i}. Only for the dialects without a {@link #claimAll one-statement batch claim}.
+	 */
+	String insertAll(String table, Duration lockTimeout, int rows) {
+		String insert = insert(table, lockTimeout);
+		StringBuilder sql = new StringBuilder(insert.substring(0, insert.lastIndexOf("VALUES (") + 7));
+		for (int i = 0; i < rows; i++) {
+			sql.append((i > 0) ? ", (" : "(").append(PARAMETERS.replaceAll("(:[A-Za-z]+)", "$1" + i)).append(')');
+		}
+		return sql.toString();
+	}
+
+	/**
+	 * A read of the rows of {@code rows} records in one statement, the parameters of row
+	 * {@code i} being {@code workflow}{@code i} and {@code key}{@code i}.
+	 */
+	String selectAll(String table, int rows) {
+		StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM " + table
+				+ " WHERE (workflow, idempotency_key) IN (");
+		for (int i = 0; i < rows; i++) {
+			sql.append((i > 0) ? ", " : "").append("(:workflow").append(i).append(", :key").append(i).append(')');
+		}
+		return sql.append(')').toString();
+	}
+
+	/**
 	 * Runs an insert.
 	 * @param insert the {@link #insert} or {@link #insertInTransaction} with its parameters
 	 * @param inTransaction whether it is the latter

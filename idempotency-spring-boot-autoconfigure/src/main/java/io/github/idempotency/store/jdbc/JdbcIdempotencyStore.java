@@ -97,15 +97,17 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * Claims the batch in one statement on PostgreSQL (see {@link JdbcBatchSteps}); one
-	 * claim after the other on the other databases.
+	 * Claims the batch in one statement on PostgreSQL, in two on the other databases (one
+	 * claim after the other there inside the caller's transaction); see
+	 * {@link JdbcBatchSteps}.
 	 */
 	@Override
 	public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-		if (requests.isEmpty() || !this.table.claimsAllAtOnce()) {
+		boolean inTransaction = isInTransaction();
+		if (requests.isEmpty() || (inTransaction && !this.table.claimsAllAtOnce())) {
 			return IdempotencyStore.super.claimAll(requests);
 		}
-		return this.batches.claimAll(requests, isInTransaction());
+		return this.batches.claimAll(requests, inTransaction);
 	}
 
 	/**

@@ -7,6 +7,7 @@ import java.sql.Types;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -238,6 +239,52 @@ final class JdbcRecordTable {
 				}
 			});
 		return found;
+	}
+
+	/**
+	 * Reads the rows of many records in one statement (where the dialect has no
+	 * {@link #claimsAllAtOnce one-statement claim}).
+	 * @param ids the records
+	 * @return the rows found, by record
+	 */
+	Map<RecordId, IdempotencyRecord> readAll(List<RecordId> ids) {
+		MapSqlParameterSource parameters = new MapSqlParameterSource();
+		for (int i = 0; i < ids.size(); i++) {
+			parameters.addValue("workflow" + i, ids.get(i).workflow()).addValue("key" + i, ids.get(i).key());
+		}
+		Map<RecordId, IdempotencyRecord> found = new HashMap<>();
+		for (IdempotencyRecord record : this.jdbc.sql(this.dialect.selectAll(this.table, ids.size()))
+			.paramSource(parameters)
+			.query(JdbcRecordTable::toRecord)
+			.list()) {
+			found.put(record.id(), record);
+		}
+		return found;
+	}
+
+	/**
+	 * Inserts many records in one statement, all or none (where the dialect has no
+	 * {@link #claimsAllAtOnce one-statement claim}).
+	 * @param records the records, no id twice
+	 * @return {@code false} when a row existed, and nothing was inserted
+	 */
+	boolean insertAll(List<IdempotencyRecord> records) {
+		MapSqlParameterSource parameters = new MapSqlParameterSource();
+		for (int i = 0; i < records.size(); i++) {
+			MapSqlParameterSource row = parameters(records.get(i));
+			for (String name : row.getParameterNames()) {
+				parameters.addValue(name + i, row.getValue(name), row.getSqlType(name));
+			}
+		}
+		try {
+			this.jdbc.sql(this.dialect.insertAll(this.table, this.lockTimeout, records.size()))
+				.paramSource(parameters)
+				.update();
+			return true;
+		}
+		catch (DuplicateKeyException ex) {
+			return false;
+		}
 	}
 
 	@Nullable IdempotencyRecord read(RecordId id) {
