@@ -117,6 +117,26 @@ class PostgresJdbcBatchStatementsTest {
 	}
 
 	@Test
+	void aBatchWithResultsInTheCallersTransactionIsTwoStatementsAndARollbackLeavesNoRecord() {
+		Integer statements = this.transactions.execute((status) -> {
+			List<ClaimResult> claims = new ArrayList<>();
+			int count = statements(() -> claims.addAll(claimAll("r1", "r2", "r3")));
+			List<ClaimHandle> handles = claims.stream().map(ClaimResult::acquiredHandle).toList();
+			count += statements(() -> this.store.completeAll(handles, List.of("\"1\"", "\"2\"", "\"3\"")));
+			return count;
+		});
+		assertThat(statements).isEqualTo(2);
+		assertThat(record("r2").response()).isEqualTo("\"2\"");
+		this.transactions.executeWithoutResult((status) -> {
+			assertThat(claimAll("gone-1", "gone-2")).extracting(ClaimResult::outcome)
+				.containsOnly(ClaimOutcome.ACQUIRED);
+			status.setRollbackOnly();
+		});
+		assertThat(this.store.find(id("gone-1"))).isEmpty();
+		assertThat(this.store.find(id("gone-2"))).isEmpty();
+	}
+
+	@Test
 	void aBatchOfVoidItemsOutsideATransactionIsTwoStatements() {
 		AtomicInteger runs = new AtomicInteger();
 		assertThat(statements(() -> executeAll(runs, "o1", "o2", "o3"))).isEqualTo(2);
