@@ -225,7 +225,8 @@ public class JdbcBatchBenchmark {
 	}
 
 	/**
-	 * The batch protocol by hand, in {@link BarePostgres}'s table.
+	 * The batch protocol by hand, in {@link BarePostgres}'s table (its rows of this
+	 * benchmark's workflow are deleted when the next run starts).
 	 */
 	@State(Scope.Benchmark)
 	public static class Bare {
@@ -248,8 +249,22 @@ public class JdbcBatchBenchmark {
 		ServersState servers;
 
 		@Setup(Level.Trial)
-		public void start(ServersState servers, BarePostgres table) {
+		public void start(ServersState servers) {
 			this.servers = servers;
+			// BarePostgres's table, created here so that no state of this benchmark tears down
+			// after the pool closed; the rows of an earlier run out
+			servers.jdbc.sql("""
+					CREATE TABLE IF NOT EXISTS bench_bare_record (
+						workflow VARCHAR(255) NOT NULL,
+						idempotency_key VARCHAR(255) NOT NULL,
+						status VARCHAR(16) NOT NULL,
+						owner VARCHAR(64) NOT NULL,
+						response TEXT,
+						lease_until TIMESTAMP WITH TIME ZONE NOT NULL,
+						expires_at TIMESTAMP WITH TIME ZONE NOT NULL,
+						PRIMARY KEY (workflow, idempotency_key)
+					)""").update();
+			servers.jdbc.sql("DELETE FROM " + BarePostgres.TABLE + " WHERE workflow = ?").param(WORKFLOW).update();
 			for (List<String> keys : this.duplicates.all(100)) {
 				claim(keys, "setup");
 				String[] responses = keys.stream()

@@ -135,10 +135,8 @@ class BenchmarksTest {
 		size.batch = 10;
 		JdbcBatchBenchmark.Starter starter = new JdbcBatchBenchmark.Starter();
 		starter.start();
-		BarePostgres table = new BarePostgres();
-		table.start(servers);
 		JdbcBatchBenchmark.Bare bare = new JdbcBatchBenchmark.Bare();
-		bare.start(servers, table);
+		bare.start(servers);
 		JdbcBenchmark.SpringIntegration integration = new JdbcBenchmark.SpringIntegration();
 		integration.start(servers);
 		JdbcBenchmark.Camel camel = new JdbcBenchmark.Camel();
@@ -157,7 +155,6 @@ class BenchmarksTest {
 		}
 		finally {
 			starter.stop();
-			table.clear();
 			integration.clear();
 			camel.stop();
 		}
