@@ -30,13 +30,13 @@ import org.springframework.dao.DataAccessException;
  * On PostgreSQL the batch claim is one statement: it inserts every record whose row it
  * does not find and reads every row it finds. On MariaDB, MySQL and H2, outside the
  * caller's transaction, it is two: one read of the rows that exist and one insert of all
- * the others (see {@link #readThenInsert}); inside the caller's transaction it claims one
- * record after the other. What the batch statements cannot decide is claimed again on its own,
- * by the single claim: a key named twice, a row committed while the statement ran (its
- * snapshot does not show it), an expired record or a lease that ran out (a takeover
- * locks the row), and the whole batch when the statement lost a lock wait. The records
- * are inserted in one order (workflow, then key) whatever the order given, so that
- * overlapping batches never wait for each other in a cycle.
+ * the others (see {@link #readThenInsert}); inside the caller's transaction the store
+ * claims one record after the other. What the batch statements cannot decide is claimed
+ * again on its own, by the single claim: a key named twice, a row committed while the
+ * statement ran (its snapshot does not show it), an expired record or a lease that ran
+ * out (a takeover locks the row), and the whole batch when the statement lost a lock
+ * wait. The records are inserted in one order (workflow, then key) whatever the order
+ * given, so that overlapping batches never wait for each other in a cycle.
  */
 final class JdbcBatchSteps {
 
