@@ -159,6 +159,38 @@ class BenchmarksTest {
 	}
 
 	@Test
+	void postgresBatchesTakeTheirPaths() {
+		JdbcBatchBenchmark benchmark = new JdbcBatchBenchmark();
+		JdbcBatchBenchmark.BatchSize size = new JdbcBatchBenchmark.BatchSize();
+		size.batch = 10;
+		JdbcBatchBenchmark.Starter starter = new JdbcBatchBenchmark.Starter();
+		starter.start();
+		JdbcBatchBenchmark.Bare bare = new JdbcBatchBenchmark.Bare();
+		bare.start(servers);
+		JdbcBenchmark.SpringIntegration integration = new JdbcBenchmark.SpringIntegration();
+		integration.start(servers);
+		JdbcBenchmark.Camel camel = new JdbcBenchmark.Camel();
+		camel.start(servers);
+		try {
+			assertThat(benchmark.starterFirst(starter, size, new Keys())).hasSize(10).doesNotContainNull();
+			assertThat(benchmark.starterDuplicate(starter, size)).hasSize(10)
+				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
+			assertThat(benchmark.bareFirst(bare, size, new Keys())).hasSize(10);
+			assertThat(benchmark.bareDuplicate(bare, size)).hasSize(10)
+				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
+			assertThat(benchmark.springIntegrationFirst(integration, size, new Keys())).isEqualTo(10);
+			assertThat(benchmark.springIntegrationDuplicate(integration, size, new DuplicateKeys())).isZero();
+			assertThat(benchmark.camelFirst(camel, size, new Keys())).isEqualTo(10);
+			assertThat(benchmark.camelDuplicate(camel, size, new DuplicateKeys())).isZero();
+		}
+		finally {
+			starter.stop();
+			integration.clear();
+			camel.stop();
+		}
+	}
+
+	@Test
 	void redisAndHybridStarterBatchesStoreFirstDeliveriesAndReplayDuplicates() {
 		RedisBatchBenchmark benchmark = new RedisBatchBenchmark();
 		RedisBatchBenchmark.Batch batch = new RedisBatchBenchmark.Batch();

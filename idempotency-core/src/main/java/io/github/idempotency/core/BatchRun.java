@@ -345,30 +345,51 @@ final class BatchRun {
 	}
 
 	/**
-	 * Completes the items that ran; a store error or lost lease of one does not keep the
-	 * others from completing, and is thrown after.
+	 * Completes the items that ran, in one store call; a lost lease of one does not keep
+	 * the others from completing, and is thrown after (a result that cannot be written
+	 * likewise).
 	 */
 	private void complete(int[] positions, @Nullable Object[] results) {
 		RuntimeException first = null;
+		List<Execution> executions = new ArrayList<>(positions.length);
+		List<ClaimHandle> handles = new ArrayList<>(positions.length);
+		List<@Nullable String> responses = new ArrayList<>(positions.length);
 		for (int j = 0; j < positions.length; j++) {
 			Item item = this.slots[positions[j]];
 			this.engine.cancel(item.lease);
 			try {
 				item.result = results[j];
-				this.engine.complete(item.execution, item.handle, this.operation.codec().write(results[j]));
+				responses.add(this.operation.codec().write(results[j]));
+				executions.add(item.execution);
+				handles.add(item.handle);
 			}
 			catch (RuntimeException ex) {
-				if (first == null) {
-					first = ex;
+				first = addTo(first, ex);
+			}
+		}
+		if (!handles.isEmpty()) {
+			try {
+				for (RuntimeException ex : this.engine.completeAll(executions, handles, responses)) {
+					if (ex != null) {
+						first = addTo(first, ex);
+					}
 				}
-				else {
-					first.addSuppressed(ex);
-				}
+			}
+			catch (RuntimeException ex) {
+				first = addTo(first, ex);
 			}
 		}
 		if (first != null) {
 			throw first;
 		}
+	}
+
+	private static RuntimeException addTo(@Nullable RuntimeException first, RuntimeException ex) {
+		if (first == null) {
+			return ex;
+		}
+		first.addSuppressed(ex);
+		return first;
 	}
 
 	private List<@Nullable Object> runUnprotected(List<Integer> leaders, IdempotencyEngine.BatchAction action)

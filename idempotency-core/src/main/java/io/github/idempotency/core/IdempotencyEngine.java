@@ -412,6 +412,40 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Completes several executions in one store call (one {@code complete} step): a claim
+	 * that is no longer its run's is answered at its position with an
+	 * {@link IdempotencyLeaseLostException}; a store error is thrown for them all.
+	 * @return per execution what to throw, {@code null} where it was completed
+	 */
+	@Nullable RuntimeException[] completeAll(List<Execution> executions, List<ClaimHandle> claims,
+			List<@Nullable String> responses) {
+		List<Boolean> completed;
+		Observation step = this.observations.step(StoreOperation.COMPLETE);
+		long start = System.nanoTime();
+		try {
+			completed = this.store.completeAll(claims, responses);
+			this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, true);
+		}
+		catch (RuntimeException ex) {
+			this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, false);
+			step.error(ex);
+			throw new IdempotencyStoreException("The results of " + executions.size() + " operation(s) of '"
+					+ executions.get(0).workflow() + "' could not all be stored; the operations ran and the records "
+					+ "not stored stay in progress until their leases run out", ex);
+		}
+		finally {
+			step.stop();
+		}
+		@Nullable RuntimeException[] failures = new RuntimeException[executions.size()];
+		for (int i = 0; i < failures.length; i++) {
+			if (!completed.get(i)) {
+				failures[i] = leaseLost(executions.get(i), "its result was not stored");
+			}
+		}
+		return failures;
+	}
+
 	void finishAfterFailure(Execution execution, ClaimHandle claim, Throwable failure) {
 		finishAfterFailure(execution, claim, failure, execution.operation().isPermanentFailure(failure));
 	}

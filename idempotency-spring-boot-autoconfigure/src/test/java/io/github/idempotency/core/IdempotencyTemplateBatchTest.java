@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.IdempotencyInProgressException;
+import io.github.idempotency.IdempotencyLeaseLostException;
 import io.github.idempotency.IdempotencyStoreException;
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
@@ -221,6 +222,29 @@ class IdempotencyTemplateBatchTest {
 		assertThat(status("a")).isEqualTo(RecordStatus.COMPLETED);
 		assertThat(status("b")).isEqualTo(RecordStatus.FAILED);
 		assertThat(this.store.find(new RecordId(WORKFLOW, "c"))).isEmpty();
+	}
+
+	@Test
+	void theItemsThatRanAreCompletedInOneStoreCallAndALostLeaseIsThrownAfterTheOthersAreCompleted() {
+		assertThatExceptionOfType(IdempotencyLeaseLostException.class)
+			.isThrownBy(() -> this.template.executeAll(requests("a", "b", "c"), String.class, (request) -> {
+				if ("b".equals(request.key())) {
+					this.clock.advance(EngineSettings.defaults().leaseTtl().plusSeconds(1));
+					ClaimResult takeover = this.store.claim(new ClaimRequest(new RecordId(WORKFLOW, "b"), "elsewhere",
+							null, Duration.ofMinutes(1), Duration.ofDays(1)));
+					assertThat(takeover.isTakeover()).isTrue();
+				}
+				return charge(request);
+			}))
+			.withMessageContaining("'b'");
+		assertThat(status("a")).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(status("c")).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(this.store.find(new RecordId(WORKFLOW, "b")).orElseThrow().owner()).isEqualTo("elsewhere");
+		assertThat(this.registry.counter(IdempotencyMeters.LEASE_LOST, "workflow", WORKFLOW, "backend", "memory")
+			.count()).isEqualTo(1);
+		assertThat(this.registry.timer(IdempotencyMeters.STORE, "backend", "memory", "operation", "complete", "result",
+				"ok").count()).as("one completion call for the batch").isEqualTo(1);
+		assertThat(requests(Outcome.MISS)).isEqualTo(3);
 	}
 
 	@Test

@@ -478,6 +478,138 @@ public abstract class IdempotencyStoreContract {
 		}
 	}
 
+	@Test
+	void claimAllAnswersEveryOutcomeAtItsPosition() {
+		claim("expired", "owner-expired", null);
+		handle("owner-expired").complete("\"old\"");
+		this.clock.advance(RETENTION.plusSeconds(1));
+		claim("crashed", "owner-crashed", "fp-1");
+		assertThat(handle("owner-crashed").saveRecoveryPoint("stock-reserved")).isTrue();
+		this.clock.advance(LEASE.plusSeconds(1));
+		claim("done", "owner-done", null);
+		handle("owner-done").complete("\"stored\"");
+		claim("failed", "owner-failed", null);
+		handle("owner-failed").fail(new CardDeclinedException("declined"));
+		claim("reused", "owner-reused", "fp-1");
+		handle("owner-reused").complete(null);
+		claim("running", "owner-running", null);
+		List<ClaimResult> results = this.store.claimAll(List.of(request(id("new"), "batch-new", "fp-n"),
+				request(id("done"), "batch-done", null), request(id("failed"), "batch-failed", null),
+				request(id("reused"), "batch-reused", "fp-2"), request(id("running"), "batch-running", null),
+				request(id("expired"), "batch-expired", null), request(id("crashed"), "batch-crashed", "fp-1"),
+				request(id("new"), "batch-new-again", "fp-n")));
+		assertThat(results).extracting(ClaimResult::outcome)
+			.containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE, ClaimOutcome.FAILED, ClaimOutcome.MISMATCH,
+					ClaimOutcome.IN_PROGRESS, ClaimOutcome.ACQUIRED, ClaimOutcome.ACQUIRED, ClaimOutcome.IN_PROGRESS);
+		assertThat(results).extracting((result) -> result.record().id().key())
+			.containsExactly("new", "done", "failed", "reused", "running", "expired", "crashed", "new");
+		assertThat(results.get(0).record().owner()).isEqualTo("batch-new");
+		assertThat(results.get(0).record().attempt()).isEqualTo(1);
+		assertThat(results.get(1).record().response()).isEqualTo("\"stored\"");
+		assertThat(results.get(2).record().errorType()).isEqualTo(CardDeclinedException.class.getName());
+		assertThat(results.get(2).record().errorMessage()).isEqualTo("declined");
+		assertThat(results.get(3).record().fingerprint()).isEqualTo("fp-1");
+		assertThat(results.get(4).record().owner()).isEqualTo("owner-running");
+		assertThat(results.get(5).isTakeover()).isFalse();
+		assertThat(results.get(5).record().attempt()).isEqualTo(1);
+		assertThat(results.get(5).record().response()).isNull();
+		assertThat(results.get(6).isTakeover()).isTrue();
+		assertThat(results.get(6).record().attempt()).isEqualTo(2);
+		assertThat(results.get(6).record().owner()).isEqualTo("batch-crashed");
+		assertThat(results.get(6).record().recoveryPoint()).isEqualTo("stock-reserved");
+		assertThat(results.get(7).record().owner()).as("the same key twice is acquired once").isEqualTo("batch-new");
+		assertThat(handle("owner-crashed").complete("\"late\"")).as("the crashed run's claim is fenced").isFalse();
+		for (String key : List.of("new", "expired", "crashed")) {
+			ClaimResult later = claim(key, "later-" + key, null);
+			assertThat(later.outcome()).as(key).isEqualTo(ClaimOutcome.IN_PROGRESS);
+			assertThat(later.record().owner()).isEqualTo("batch-" + key);
+		}
+		List<ClaimHandle> acquired = List.of(results.get(0).acquiredHandle(), results.get(5).acquiredHandle(),
+				results.get(6).acquiredHandle());
+		assertThat(this.store.completeAll(acquired, Arrays.asList("\"new\"", null, "\"crashed\"")))
+			.containsExactly(true, true, true);
+		assertThat(this.store.find(id("new")).orElseThrow().response()).isEqualTo("\"new\"");
+		assertThat(this.store.find(id("expired")).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(this.store.find(id("crashed")).orElseThrow().attempt()).isEqualTo(2);
+		assertThat(this.store.find(id("running")).orElseThrow().owner()).isEqualTo("owner-running");
+	}
+
+	@Test
+	void completeAllIsFencedPerClaim() {
+		List<ClaimResult> claimed = this.store.claimAll(List.of(request(id("a"), "batch-a", null),
+				new ClaimRequest(id("b"), "batch-b", null, Duration.ofSeconds(1), RETENTION),
+				request(id("c"), "batch-c", null)));
+		assertThat(claimed).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.ACQUIRED);
+		this.clock.advance(Duration.ofSeconds(2));
+		ClaimResult takeover = claim("b", "taker", null);
+		assertThat(takeover.isTakeover()).isTrue();
+		List<ClaimHandle> handles = claimed.stream().map(ClaimResult::acquiredHandle).toList();
+		assertThat(this.store.completeAll(handles, Arrays.asList("\"a\"", "\"b\"", null)))
+			.containsExactly(true, false, true);
+		assertThat(this.store.find(id("a")).orElseThrow().response()).isEqualTo("\"a\"");
+		IdempotencyRecord taken = this.store.find(id("b")).orElseThrow();
+		assertThat(taken.status()).isEqualTo(RecordStatus.IN_PROGRESS);
+		assertThat(taken.owner()).isEqualTo("taker");
+		assertThat(taken.response()).isNull();
+		ClaimResult voidDuplicate = claim("c", "again", null);
+		assertThat(voidDuplicate.outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
+		assertThat(voidDuplicate.record().response()).isNull();
+		assertThat(this.store.completeAll(List.of(handles.get(0), handles.get(2)), Arrays.asList("\"x\"", "\"y\"")))
+			.as("finished records stay as they are")
+			.containsExactly(false, false);
+		assertThat(this.store.find(id("a")).orElseThrow().response()).isEqualTo("\"a\"");
+		assertThat(handle("taker").complete("\"taker\"")).isTrue();
+		assertThat(claim("b", "last", null).record().response()).isEqualTo("\"taker\"");
+		assertThat(this.store.completeAll(List.of(), List.of())).isEmpty();
+	}
+
+	@Test
+	void racingBatchesThatCompleteWhatTheyAcquiredRunEachKeyOnce() throws Exception {
+		int keys = 48;
+		Map<RecordId, AtomicInteger> runs = new ConcurrentHashMap<>();
+		Map<RecordId, String> runners = new ConcurrentHashMap<>();
+		race(THREADS, (thread) -> {
+			for (int round = 0; round < 4; round++) {
+				List<ClaimRequest> requests = new ArrayList<>();
+				for (int i = 0; i < 16; i++) {
+					// each thread's window overlaps its neighbours' and its own earlier ones
+					String key = "k" + ((thread * 3 + round * 5 + i) % keys);
+					requests.add(request(id(key), "owner-" + thread + "-" + round + "-" + i, null));
+				}
+				requests.add(request(requests.get(0).id(), "owner-" + thread + "-" + round + "-again", null));
+				Collections.shuffle(requests);
+				List<ClaimResult> results = this.store.claimAll(requests);
+				List<ClaimHandle> acquired = new ArrayList<>();
+				List<@Nullable String> responses = new ArrayList<>();
+				for (int i = 0; i < results.size(); i++) {
+					ClaimResult result = results.get(i);
+					assertThat(result.record().id()).isEqualTo(requests.get(i).id());
+					if (result.outcome() == ClaimOutcome.ACQUIRED) {
+						String owner = requests.get(i).owner();
+						runs.computeIfAbsent(result.record().id(), (id) -> new AtomicInteger()).incrementAndGet();
+						runners.put(result.record().id(), owner);
+						acquired.add(result.acquiredHandle());
+						responses.add("\"" + owner + "\"");
+					}
+					else if (result.outcome() == ClaimOutcome.DUPLICATE) {
+						assertThat(result.record().response()).startsWith("\"owner-");
+					}
+					else {
+						assertThat(result.outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
+					}
+				}
+				assertThat(this.store.completeAll(acquired, responses)).hasSize(acquired.size()).doesNotContain(false);
+			}
+			return null;
+		});
+		assertThat(runs).hasSize(keys).allSatisfy((id, count) -> assertThat(count).hasValue(1));
+		runners.forEach((id, owner) -> {
+			IdempotencyRecord record = this.store.find(id).orElseThrow();
+			assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
+			assertThat(record.response()).isEqualTo("\"" + owner + "\"");
+		});
+	}
+
 	protected RecordId id(String key) {
 		return new RecordId(this.workflow, key);
 	}
@@ -562,139 +694,6 @@ public abstract class IdempotencyStoreContract {
 			super(message);
 		}
 
-	}
-
-	// batch steps
-
-	@Test
-	void batchClaimAllAnswersEveryOutcomeAtItsPosition() {
-		claim("expired", "owner-expired", null);
-		handle("owner-expired").complete("\"old\"");
-		this.clock.advance(RETENTION.plusSeconds(1));
-		claim("crashed", "owner-crashed", "fp-1");
-		assertThat(handle("owner-crashed").saveRecoveryPoint("stock-reserved")).isTrue();
-		this.clock.advance(LEASE.plusSeconds(1));
-		claim("done", "owner-done", null);
-		handle("owner-done").complete("\"stored\"");
-		claim("failed", "owner-failed", null);
-		handle("owner-failed").fail(new CardDeclinedException("declined"));
-		claim("reused", "owner-reused", "fp-1");
-		handle("owner-reused").complete(null);
-		claim("running", "owner-running", null);
-		List<ClaimResult> results = this.store.claimAll(List.of(request(id("new"), "batch-new", "fp-n"),
-				request(id("done"), "batch-done", null), request(id("failed"), "batch-failed", null),
-				request(id("reused"), "batch-reused", "fp-2"), request(id("running"), "batch-running", null),
-				request(id("expired"), "batch-expired", null), request(id("crashed"), "batch-crashed", "fp-1"),
-				request(id("new"), "batch-new-again", "fp-n")));
-		assertThat(results).extracting(ClaimResult::outcome)
-			.containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE, ClaimOutcome.FAILED, ClaimOutcome.MISMATCH,
-					ClaimOutcome.IN_PROGRESS, ClaimOutcome.ACQUIRED, ClaimOutcome.ACQUIRED, ClaimOutcome.IN_PROGRESS);
-		assertThat(results).extracting((result) -> result.record().id().key())
-			.containsExactly("new", "done", "failed", "reused", "running", "expired", "crashed", "new");
-		assertThat(results.get(0).record().owner()).isEqualTo("batch-new");
-		assertThat(results.get(0).record().attempt()).isEqualTo(1);
-		assertThat(results.get(1).record().response()).isEqualTo("\"stored\"");
-		assertThat(results.get(2).record().errorType()).isEqualTo(CardDeclinedException.class.getName());
-		assertThat(results.get(2).record().errorMessage()).isEqualTo("declined");
-		assertThat(results.get(3).record().fingerprint()).isEqualTo("fp-1");
-		assertThat(results.get(4).record().owner()).isEqualTo("owner-running");
-		assertThat(results.get(5).isTakeover()).isFalse();
-		assertThat(results.get(5).record().attempt()).isEqualTo(1);
-		assertThat(results.get(5).record().response()).isNull();
-		assertThat(results.get(6).isTakeover()).isTrue();
-		assertThat(results.get(6).record().attempt()).isEqualTo(2);
-		assertThat(results.get(6).record().owner()).isEqualTo("batch-crashed");
-		assertThat(results.get(6).record().recoveryPoint()).isEqualTo("stock-reserved");
-		assertThat(results.get(7).record().owner()).as("the same key twice is acquired once").isEqualTo("batch-new");
-		for (String key : List.of("new", "expired", "crashed")) {
-			ClaimResult later = claim(key, "later-" + key, null);
-			assertThat(later.outcome()).as(key).isEqualTo(ClaimOutcome.IN_PROGRESS);
-			assertThat(later.record().owner()).isEqualTo("batch-" + key);
-		}
-		List<ClaimHandle> acquired = List.of(results.get(0).acquiredHandle(), results.get(5).acquiredHandle(),
-				results.get(6).acquiredHandle());
-		assertThat(this.store.completeAll(acquired, Arrays.asList("\"new\"", null, "\"crashed\"")))
-			.containsExactly(true, true, true);
-		assertThat(this.store.find(id("new")).orElseThrow().response()).isEqualTo("\"new\"");
-		assertThat(this.store.find(id("expired")).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
-		assertThat(this.store.find(id("crashed")).orElseThrow().attempt()).isEqualTo(2);
-		assertThat(this.store.find(id("running")).orElseThrow().owner()).isEqualTo("owner-running");
-	}
-
-	@Test
-	void batchCompleteAllIsFencedPerClaim() {
-		List<ClaimResult> claimed = this.store.claimAll(List.of(request(id("a"), "batch-a", null),
-				new ClaimRequest(id("b"), "batch-b", null, Duration.ofSeconds(1), RETENTION),
-				request(id("c"), "batch-c", null)));
-		assertThat(claimed).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.ACQUIRED);
-		this.clock.advance(Duration.ofSeconds(2));
-		ClaimResult takeover = claim("b", "taker", null);
-		assertThat(takeover.isTakeover()).isTrue();
-		List<ClaimHandle> handles = claimed.stream().map(ClaimResult::acquiredHandle).toList();
-		assertThat(this.store.completeAll(handles, Arrays.asList("\"a\"", "\"b\"", null)))
-			.containsExactly(true, false, true);
-		assertThat(this.store.find(id("a")).orElseThrow().response()).isEqualTo("\"a\"");
-		IdempotencyRecord taken = this.store.find(id("b")).orElseThrow();
-		assertThat(taken.status()).isEqualTo(RecordStatus.IN_PROGRESS);
-		assertThat(taken.owner()).isEqualTo("taker");
-		assertThat(taken.response()).isNull();
-		ClaimResult voidDuplicate = claim("c", "again", null);
-		assertThat(voidDuplicate.outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
-		assertThat(voidDuplicate.record().response()).isNull();
-		assertThat(this.store.completeAll(List.of(handles.get(0), handles.get(2)), Arrays.asList("\"x\"", "\"y\"")))
-			.as("finished records stay as they are")
-			.containsExactly(false, false);
-		assertThat(this.store.find(id("a")).orElseThrow().response()).isEqualTo("\"a\"");
-		assertThat(handle("taker").complete("\"taker\"")).isTrue();
-		assertThat(claim("b", "last", null).record().response()).isEqualTo("\"taker\"");
-		assertThat(this.store.completeAll(List.of(), List.of())).isEmpty();
-	}
-
-	@Test
-	void batchRacingOverlappingBatchesRunEachKeyOnce() throws Exception {
-		int keys = 48;
-		Map<RecordId, AtomicInteger> runs = new ConcurrentHashMap<>();
-		Map<RecordId, String> runners = new ConcurrentHashMap<>();
-		race(THREADS, (thread) -> {
-			for (int round = 0; round < 4; round++) {
-				List<ClaimRequest> requests = new ArrayList<>();
-				for (int i = 0; i < 16; i++) {
-					// each thread's window overlaps its neighbours' and its own earlier ones
-					String key = "k" + ((thread * 3 + round * 5 + i) % keys);
-					requests.add(request(id(key), "owner-" + thread + "-" + round + "-" + i, null));
-				}
-				requests.add(request(requests.get(0).id(), "owner-" + thread + "-" + round + "-again", null));
-				Collections.shuffle(requests);
-				List<ClaimResult> results = this.store.claimAll(requests);
-				List<ClaimHandle> acquired = new ArrayList<>();
-				List<@Nullable String> responses = new ArrayList<>();
-				for (int i = 0; i < results.size(); i++) {
-					ClaimResult result = results.get(i);
-					assertThat(result.record().id()).isEqualTo(requests.get(i).id());
-					if (result.outcome() == ClaimOutcome.ACQUIRED) {
-						String owner = requests.get(i).owner();
-						runs.computeIfAbsent(result.record().id(), (id) -> new AtomicInteger()).incrementAndGet();
-						runners.put(result.record().id(), owner);
-						acquired.add(result.acquiredHandle());
-						responses.add("\"" + owner + "\"");
-					}
-					else if (result.outcome() == ClaimOutcome.DUPLICATE) {
-						assertThat(result.record().response()).startsWith("\"owner-");
-					}
-					else {
-						assertThat(result.outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
-					}
-				}
-				assertThat(this.store.completeAll(acquired, responses)).hasSize(acquired.size()).doesNotContain(false);
-			}
-			return null;
-		});
-		assertThat(runs).hasSize(keys).allSatisfy((id, count) -> assertThat(count).hasValue(1));
-		runners.forEach((id, owner) -> {
-			IdempotencyRecord record = this.store.find(id).orElseThrow();
-			assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
-			assertThat(record.response()).isEqualTo("\"" + owner + "\"");
-		});
 	}
 
 }

@@ -94,6 +94,72 @@ enum JdbcDialect {
 		}
 
 		@Override
+		String claimAll(String table, Duration lockTimeout) {
+			return "WITH " + input() + ", " + existingAll(table) + ", " + insertedAll(table, "", "set_config('lock_timeout', '"
+					+ Math.max(1, lockTimeout.toMillis()) + "ms', true) IS NOT NULL AND ") + " " + foundAll();
+		}
+
+		@Override
+		String claimAllInTransaction(String table, Duration lockTimeout) {
+			// the restoring set_config is evaluated on the one row of an aggregate over everything
+			// the insert returned, so once every row is inserted
+			return "WITH bounded AS (SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', '"
+					+ Math.max(1, lockTimeout.toMillis()) + "ms', true)), " + input() + ", " + existingAll(table) + ", "
+					+ insertedAll(table, ", bounded", "") + ", found AS (" + foundAll() + ") "
+					+ "SELECT f.*, r.restored FROM (SELECT set_config('lock_timeout', b.previous, true) AS restored "
+					+ "FROM bounded b, (SELECT count(*) FROM found) c) r LEFT JOIN found f ON true";
+		}
+
+		@Override
+		@Nullable String completeAll(String table, String fence) {
+			return "UPDATE " + table + " t SET status = 'COMPLETED', response = u.response, error_type = NULL, "
+					+ "error_message = NULL, updated_at = :now, expires_at = u.expires_at FROM unnest(:workflows, :keys, "
+					+ ":owners, :responses, :expiresAts) WITH ORDINALITY AS u(workflow, idempotency_key, owner, response, "
+					+ "expires_at, position) WHERE t.workflow = u.workflow AND t.idempotency_key = u.idempotency_key "
+					+ "AND t.owner = u.owner" + fence.replace(" status", " t.status") + " RETURNING u.position";
+		}
+
+		/** The claims, one row each, numbered from 1 in the order given. */
+		private String input() {
+			return "input AS (SELECT * FROM unnest(:workflows, :keys, :fingerprints, :owners, :leaseUntils, :expiresAts) "
+					+ "WITH ORDINALITY AS i(workflow, idempotency_key, fingerprint, owner, lease_until, expires_at, "
+					+ "position))";
+		}
+
+		private String existingAll(String table) {
+			return "existing AS (SELECT i.position, " + columns("r") + " FROM input i JOIN " + table
+					+ " r ON r.workflow = i.workflow AND r.idempotency_key = i.idempotency_key)";
+		}
+
+		/**
+		 * Inserts the claims the {@code existing} CTE found no row for, in the order given
+		 * (every batch inserts in the same order, so two batches never wait for each other
+		 * in a cycle).
+		 */
+		private String insertedAll(String table, String from, String condition) {
+			return "inserted AS (INSERT INTO " + table + " (" + COLUMNS + ") SELECT i.workflow, i.idempotency_key, "
+					+ ":status, i.fingerprint, i.owner, 1, i.lease_until, NULL, NULL, NULL, NULL, :now, :now, "
+					+ "i.expires_at FROM input i" + from + " WHERE " + condition
+					+ "NOT EXISTS (SELECT 1 FROM existing e WHERE e.position = i.position) ORDER BY i.position "
+					+ "ON CONFLICT (workflow, idempotency_key) DO NOTHING RETURNING " + COLUMNS + ")";
+		}
+
+		/**
+		 * Per claim, the row the {@code inserted} CTE returned ({@code claimed} true), else
+		 * the row the {@code existing} CTE read; a claim whose insert found a row committed
+		 * after the statement began has neither.
+		 */
+		private String foundAll() {
+			return "SELECT true AS claimed, i.position, " + columns("n") + " FROM inserted n JOIN input i ON "
+					+ "i.workflow = n.workflow AND i.idempotency_key = n.idempotency_key "
+					+ "UNION ALL SELECT false, e.position, " + columns("e") + " FROM existing e";
+		}
+
+		private String columns(String alias) {
+			return alias + "." + COLUMNS.replace(", ", ", " + alias + ".");
+		}
+
+		@Override
 		String deleteExpired(String table) {
 			// expires_at again outside the subquery: a row that waited on a lock is re-checked
 			// against its new version only by the conditions on the deleted table itself
@@ -237,6 +303,70 @@ enum JdbcDialect {
 	 */
 	@Nullable String claimInTransaction(String table, Duration lockTimeout) {
 		return null;
+	}
+
+	/**
+	 * A claim of many records in one statement, or {@code null} when the dialect has none
+	 * (then each is claimed on its own): takes arrays {@code workflows}, {@code keys},
+	 * {@code fingerprints}, {@code owners}, {@code leaseUntils}, {@code expiresAts} (one
+	 * element per claim, no key twice) and scalars {@code status} and {@code now};
+	 * inserts the records whose rows do not exist, and answers per claim at most one row:
+	 * {@code claimed}, {@code position} (from 1) and the {@link #COLUMNS} of the inserted or
+	 * the existing record. A claim that has no row found a row committed while the
+	 * statement ran.
+	 */
+	@Nullable String claimAll(String table, Duration lockTimeout) {
+		return null;
+	}
+
+	/**
+	 * The {@link #claimAll(String, Duration) claimAll} for claims that join the caller's
+	 * transaction: it leaves that transaction's settings as they were, and may answer a row
+	 * with {@code NULL} in every column.
+	 */
+	@Nullable String claimAllInTransaction(String table, Duration lockTimeout) {
+		return null;
+	}
+
+	/**
+	 * A completion of many claims in one statement, or {@code null} when the dialect has
+	 * none (then a JDBC batch of single completions): takes arrays {@code workflows},
+	 * {@code keys}, {@code owners}, {@code responses}, {@code expiresAts} and the scalar
+	 * {@code now}, and answers the {@code position} (from 1) of each record it completed.
+	 * @param table the table
+	 * @param fence the condition a claim's row must meet besides its owner, starting with
+	 * {@code AND}, or empty
+	 */
+	@Nullable String completeAll(String table, String fence) {
+		return null;
+	}
+
+	/**
+	 * An insert of {@code rows} records in one statement, its lock waits bounded by
+	 * {@code lockTimeout}, that fails as a whole with a duplicate key when one of the rows
+	 * exists; the parameters of row {@code i} are those of {@link #PARAMETERS} suffixed with
+	 * {@code i}. Only for the dialects without a {@link #claimAll one-statement batch claim}.
+	 */
+	String insertAll(String table, Duration lockTimeout, int rows) {
+		String insert = insert(table, lockTimeout);
+		StringBuilder sql = new StringBuilder(insert.substring(0, insert.lastIndexOf("VALUES (") + 7));
+		for (int i = 0; i < rows; i++) {
+			sql.append((i > 0) ? ", (" : "(").append(PARAMETERS.replaceAll("(:[A-Za-z]+)", "$1" + i)).append(')');
+		}
+		return sql.toString();
+	}
+
+	/**
+	 * A read of the rows of {@code rows} records in one statement, the parameters of row
+	 * {@code i} being {@code workflow}{@code i} and {@code key}{@code i}.
+	 */
+	String selectAll(String table, int rows) {
+		StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM " + table
+				+ " WHERE (workflow, idempotency_key) IN (");
+		for (int i = 0; i < rows; i++) {
+			sql.append((i > 0) ? ", " : "").append("(:workflow").append(i).append(", :key").append(i).append(')');
+		}
+		return sql.append(')').toString();
 	}
 
 	/**

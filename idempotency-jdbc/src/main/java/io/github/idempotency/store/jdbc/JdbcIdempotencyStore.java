@@ -15,6 +15,7 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.IdempotencyInProgressException;
+import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
@@ -73,6 +74,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
 	private final TransactionTemplate transactions;
 
+	private final JdbcBatchSteps batches;
+
 	/**
 	 * A store on {@code dataSource}'s table {@code tableName}.
 	 * @param dataSource the application's data source
@@ -85,11 +88,37 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		this.dataSource = dataSource;
 		this.table = new JdbcRecordTable(dataSource, JdbcDialect.of(dataSource), tableName, lockTimeout, clock);
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		this.batches = new JdbcBatchSteps(this, this.table);
 	}
 
 	@Override
 	public ClaimResult claim(ClaimRequest request) {
 		return claim(this.table, request, isInTransaction());
+	}
+
+	/**
+	 * Claims the batch in one statement on PostgreSQL, in two on the other databases (one
+	 * claim after the other there inside the caller's transaction); see
+	 * {@link JdbcBatchSteps}.
+	 */
+	@Override
+	public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+		boolean inTransaction = isInTransaction();
+		if (requests.isEmpty() || (inTransaction && !this.table.claimsAllAtOnce())) {
+			return IdempotencyStore.super.claimAll(requests);
+		}
+		return this.batches.claimAll(requests, inTransaction);
+	}
+
+	/**
+	 * Completes the batch in one round trip when every handle is a claim of this store of
+	 * one kind (see {@link JdbcBatchSteps}), otherwise one after the other.
+	 */
+	@Override
+	public List<Boolean> completeAll(List<ClaimHandle> handles, List<@Nullable String> responses) {
+		Assert.isTrue(handles.size() == responses.size(), "One response per handle is required");
+		List<Boolean> completed = this.batches.completeAll(handles, responses);
+		return (completed != null) ? completed : IdempotencyStore.super.completeAll(handles, responses);
 	}
 
 	/**
@@ -99,7 +128,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * short transaction (or the caller's). Inside the caller's transaction the claimed
 	 * record is written already {@code COMPLETED} (see {@link TransactionalJdbcClaim}).
 	 */
-	private ClaimResult claim(JdbcRecordTable table, ClaimRequest request, boolean inTransaction) {
+	ClaimResult claim(JdbcRecordTable table, ClaimRequest request, boolean inTransaction) {
 		try {
 			ClaimResult claim = claimNow(table, request, inTransaction);
 			if (inTransaction && claim.outcome() == ClaimOutcome.IN_PROGRESS) {
@@ -152,7 +181,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * its length meanwhile is stamped again (fenced, so a run that took the key over in
 	 * between wins and this claim answers in progress).
 	 */
-	private ClaimResult acquiredAfterInsert(JdbcRecordTable table, IdempotencyRecord claimed, ClaimRequest request,
+	ClaimResult acquiredAfterInsert(JdbcRecordTable table, IdempotencyRecord claimed, ClaimRequest request,
 			boolean inTransaction, Instant stampedAt) {
 		ClaimResult acquired = acquired(table, claimed, request, inTransaction);
 		if (inTransaction || Duration.between(stampedAt, table.now()).compareTo(request.leaseTtl().dividedBy(3)) <= 0) {
@@ -171,7 +200,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * transaction may be aborted (PostgreSQL after a lock error, MariaDB after a deadlock)
 	 * and holds what it read and locked. The call fails at once, retryable.
 	 */
-	private static IdempotencyInProgressException cannotWaitInTransaction(ClaimRequest request,
+	static IdempotencyInProgressException cannotWaitInTransaction(ClaimRequest request,
 			@Nullable Exception cause) {
 		return new IdempotencyInProgressException("The idempotency key of '" + request.id().workflow()
 				+ "' is held by another run; inside the caller's transaction the claim cannot wait for it, "
@@ -192,7 +221,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		return acquired(table, takeover, request, inTransaction);
 	}
 
-	private ClaimResult acquired(JdbcRecordTable table, IdempotencyRecord claimed, ClaimRequest request,
+	ClaimResult acquired(JdbcRecordTable table, IdempotencyRecord claimed, ClaimRequest request,
 			boolean inTransaction) {
 		return ClaimResult.acquired(claimed, inTransaction ? new TransactionalJdbcClaim(this, table, request)
 				: new LeasedJdbcClaim(table, request));
@@ -202,7 +231,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * The record a claim writes: as {@link ClaimRules#claimed} says; inside the caller's
 	 * transaction already {@code COMPLETED}, kept for the retention.
 	 */
-	private static IdempotencyRecord claimed(@Nullable IdempotencyRecord existing, ClaimRequest request, Instant now,
+	static IdempotencyRecord claimed(@Nullable IdempotencyRecord existing, ClaimRequest request, Instant now,
 			boolean inTransaction) {
 		IdempotencyRecord claimed = ClaimRules.claimed(existing, request, now);
 		if (!inTransaction) {
@@ -220,7 +249,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * transaction ({@code SUPPORTS}, {@code NOT_SUPPORTED}, or another resource's
 	 * transaction) does not count: there every statement commits at once.
 	 */
-	private boolean isInTransaction() {
+	boolean isInTransaction() {
 		if (!TransactionSynchronizationManager.isActualTransactionActive()
 				|| !(TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder)) {
 			return false;
@@ -349,7 +378,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 				now.plus(request.leaseTtl()), null, null, null, null, now, now, now.plus(request.leaseTtl()));
 	}
 
-	private boolean isLockFailure(DataAccessException ex) {
+	boolean isLockFailure(DataAccessException ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			if (cause instanceof SQLException sql) {
 				for (SQLException next = sql; next != null; next = next.getNextException()) {

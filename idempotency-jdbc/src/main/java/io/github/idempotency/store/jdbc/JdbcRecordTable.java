@@ -2,10 +2,12 @@ package io.github.idempotency.store.jdbc;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Types;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -19,7 +21,11 @@ import io.github.idempotency.store.RecordStatus;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.jdbc.core.namedparam.SqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.SqlArrayValue;
+import org.springframework.util.Assert;
 
 /**
  * The statements of the store's table, each one round trip on whatever connection
@@ -43,6 +49,10 @@ final class JdbcRecordTable {
 			this.condition = condition;
 		}
 
+		String condition() {
+			return this.condition;
+		}
+
 	}
 
 	/** For the claim's statements, whose lock waits each dialect bounds itself. */
@@ -54,6 +64,9 @@ final class JdbcRecordTable {
 	 * wait is 50 s).
 	 */
 	private final JdbcClient bounded;
+
+	/** For JDBC batches, bounded like {@link #bounded}. */
+	private final NamedParameterJdbcTemplate batches;
 
 	private final JdbcDialect dialect;
 
@@ -73,11 +86,16 @@ final class JdbcRecordTable {
 
 	private final @Nullable String claimInTransaction;
 
+	private final @Nullable String claimAll;
+
+	private final @Nullable String claimAllInTransaction;
+
 	JdbcRecordTable(DataSource dataSource, JdbcDialect dialect, String table, Duration lockTimeout, Clock clock) {
 		this.jdbc = JdbcClient.create(dataSource);
 		JdbcTemplate bounded = new JdbcTemplate(dataSource);
 		bounded.setQueryTimeout((int) Math.max(1, (lockTimeout.toMillis() + 999) / 1000));
 		this.bounded = JdbcClient.create(bounded);
+		this.batches = new NamedParameterJdbcTemplate(bounded);
 		this.dialect = dialect;
 		this.table = table;
 		this.lockTimeout = lockTimeout;
@@ -88,6 +106,8 @@ final class JdbcRecordTable {
 		this.insertInTransaction = dialect.insertInTransaction(table, lockTimeout);
 		this.claim = dialect.claim(table, lockTimeout);
 		this.claimInTransaction = dialect.claimInTransaction(table, lockTimeout);
+		this.claimAll = dialect.claimAll(table, lockTimeout);
+		this.claimAllInTransaction = dialect.claimAllInTransaction(table, lockTimeout);
 	}
 
 	/**
@@ -168,6 +188,105 @@ final class JdbcRecordTable {
 				: new Insertion(false, readAfterConflict(record.id(), inTransaction));
 	}
 
+	/**
+	 * Whether {@link #insertOrReadAll} claims many records in one statement.
+	 */
+	boolean claimsAllAtOnce() {
+		return this.claimAll != null;
+	}
+
+	/**
+	 * Inserts each record unless its row exists, and reads the rows it found, in one
+	 * statement (see {@link JdbcDialect#claimAll}).
+	 * @param records the new records, no id twice, all {@code IN_PROGRESS} or all
+	 * {@code COMPLETED}, attempt 1, created at the same time
+	 * @param inTransaction whether the statement runs in the caller's transaction
+	 * @return per record what the insert did, {@code null} where it found a row its
+	 * snapshot does not show
+	 */
+	@Nullable Insertion[] insertOrReadAll(List<IdempotencyRecord> records, boolean inTransaction) {
+		String claims = inTransaction ? this.claimAllInTransaction : this.claimAll;
+		Assert.state(claims != null, "No batch claim on " + this.dialect);
+		int size = records.size();
+		String[] workflows = new String[size];
+		String[] keys = new String[size];
+		String[] fingerprints = new String[size];
+		String[] owners = new String[size];
+		Long[] leaseUntils = new Long[size];
+		Long[] expiresAts = new Long[size];
+		for (int i = 0; i < size; i++) {
+			IdempotencyRecord record = records.get(i);
+			workflows[i] = record.id().workflow();
+			keys[i] = record.id().key();
+			fingerprints[i] = record.fingerprint();
+			owners[i] = record.owner();
+			leaseUntils[i] = record.leaseUntil().toEpochMilli();
+			expiresAts[i] = record.expiresAt().toEpochMilli();
+		}
+		Insertion[] found = new Insertion[size];
+		this.jdbc.sql(claims)
+			.param("workflows", new SqlArrayValue("text", (Object[]) workflows))
+			.param("keys", new SqlArrayValue("text", (Object[]) keys))
+			.param("fingerprints", new SqlArrayValue("text", (Object[]) fingerprints))
+			.param("owners", new SqlArrayValue("text", (Object[]) owners))
+			.param("leaseUntils", new SqlArrayValue("int8", (Object[]) leaseUntils))
+			.param("expiresAts", new SqlArrayValue("int8", (Object[]) expiresAts))
+			.param("status", records.get(0).status().name())
+			.param("now", records.get(0).createdAt().toEpochMilli())
+			.query((rs) -> {
+				if (rs.getString("workflow") != null) {
+					found[rs.getInt("position") - 1] = new Insertion(rs.getBoolean("claimed"), toRecord(rs, 0));
+				}
+			});
+		return found;
+	}
+
+	/**
+	 * Reads the rows of many records in one statement (where the dialect has no
+	 * {@link #claimsAllAtOnce one-statement claim}).
+	 * @param ids the records
+	 * @return the rows found, by record
+	 */
+	Map<RecordId, IdempotencyRecord> readAll(List<RecordId> ids) {
+		MapSqlParameterSource parameters = new MapSqlParameterSource();
+		for (int i = 0; i < ids.size(); i++) {
+			parameters.addValue("workflow" + i, ids.get(i).workflow()).addValue("key" + i, ids.get(i).key());
+		}
+		Map<RecordId, IdempotencyRecord> found = new HashMap<>();
+		for (IdempotencyRecord record : this.jdbc.sql(this.dialect.selectAll(this.table, ids.size()))
+			.paramSource(parameters)
+			.query(JdbcRecordTable::toRecord)
+			.list()) {
+			found.put(record.id(), record);
+		}
+		return found;
+	}
+
+	/**
+	 * Inserts many records in one statement, all or none (where the dialect has no
+	 * {@link #claimsAllAtOnce one-statement claim}).
+	 * @param records the records, no id twice
+	 * @return {@code false} when a row existed, and nothing was inserted
+	 */
+	boolean insertAll(List<IdempotencyRecord> records) {
+		MapSqlParameterSource parameters = new MapSqlParameterSource();
+		for (int i = 0; i < records.size(); i++) {
+			MapSqlParameterSource row = parameters(records.get(i));
+			for (String name : row.getParameterNames()) {
+				parameters.addValue(name + i, row.getValue(name), row.getSqlType(name));
+			}
+		}
+		try {
+			this.jdbc.sql(this.dialect.insertAll(this.table, this.lockTimeout, records.size()))
+				.paramSource(parameters)
+				.update();
+			return true;
+		}
+		catch (DuplicateKeyException ex) {
+			return false;
+		}
+	}
+
 	@Nullable IdempotencyRecord read(RecordId id) {
 		return read(this.select, id);
 	}
@@ -202,14 +321,75 @@ final class JdbcRecordTable {
 
 	boolean complete(RecordId id, String owner, @Nullable String response, Duration retention, Fence fence) {
 		Instant now = now();
-		return this.bounded.sql("UPDATE " + this.table + " SET status = 'COMPLETED', response = :response, "
-				+ "error_type = NULL, error_message = NULL, updated_at = :now, expires_at = :expiresAt"
-				+ owned(fence))
+		return this.bounded.sql(completion(fence))
 			.param("response", response, Types.VARCHAR)
 			.param("now", now.toEpochMilli())
 			.param("expiresAt", now.plus(retention).toEpochMilli())
 			.params(owned(id, owner))
 			.update() == 1;
+	}
+
+	/**
+	 * Completes many claims in one round trip: one statement where the dialect has one
+	 * ({@link JdbcDialect#completeAll}), otherwise a JDBC batch of {@link #complete}.
+	 * @param ids the records
+	 * @param owners their claims' owners
+	 * @param responses the response of each, {@code null} for {@code void}
+	 * @param retentions how long each is kept
+	 * @param fence which rows the claims may change
+	 * @return for each record whether it was completed
+	 */
+	boolean[] completeAll(List<RecordId> ids, List<String> owners, List<@Nullable String> responses,
+			List<Duration> retentions, Fence fence) {
+		Instant now = now();
+		int size = ids.size();
+		boolean[] completed = new boolean[size];
+		String statement = this.dialect.completeAll(this.table, fence.condition());
+		if (statement != null) {
+			String[] workflows = new String[size];
+			String[] keys = new String[size];
+			Long[] expiresAts = new Long[size];
+			for (int i = 0; i < size; i++) {
+				workflows[i] = ids.get(i).workflow();
+				keys[i] = ids.get(i).key();
+				expiresAts[i] = now.plus(retentions.get(i)).toEpochMilli();
+			}
+			this.bounded.sql(statement)
+				.param("workflows", new SqlArrayValue("text", (Object[]) workflows))
+				.param("keys", new SqlArrayValue("text", (Object[]) keys))
+				.param("owners", new SqlArrayValue("text", owners.toArray()))
+				.param("responses", new SqlArrayValue("text", responses.toArray()))
+				.param("expiresAts", new SqlArrayValue("int8", (Object[]) expiresAts))
+				.param("now", now.toEpochMilli())
+				.query((rs) -> {
+					completed[rs.getInt(1) - 1] = true;
+				});
+			return completed;
+		}
+		SqlParameterSource[] batch = new SqlParameterSource[size];
+		for (int i = 0; i < size; i++) {
+			batch[i] = new MapSqlParameterSource(owned(ids.get(i), owners.get(i)))
+				.addValue("response", responses.get(i), Types.VARCHAR)
+				.addValue("now", now.toEpochMilli())
+				.addValue("expiresAt", now.plus(retentions.get(i)).toEpochMilli());
+		}
+		int[] counts = this.batches.batchUpdate(completion(fence), batch);
+		for (int i = 0; i < size; i++) {
+			// a driver that sends the batch as one bulk statement may not count each row
+			completed[i] = (counts[i] == Statement.SUCCESS_NO_INFO) ? isCompletedBy(ids.get(i), owners.get(i))
+					: counts[i] == 1;
+		}
+		return completed;
+	}
+
+	private boolean isCompletedBy(RecordId id, String owner) {
+		IdempotencyRecord record = read(id);
+		return record != null && record.owner().equals(owner) && record.status() == RecordStatus.COMPLETED;
+	}
+
+	private String completion(Fence fence) {
+		return "UPDATE " + this.table + " SET status = 'COMPLETED', response = :response, "
+				+ "error_type = NULL, error_message = NULL, updated_at = :now, expires_at = :expiresAt" + owned(fence);
 	}
 
 	boolean fail(RecordId id, String owner, Throwable failure, Duration retention, Fence fence) {

@@ -28,6 +28,14 @@ final class LeasedJdbcClaim implements ClaimHandle {
 				Fence.LEASE);
 	}
 
+	JdbcRecordTable table() {
+		return this.table;
+	}
+
+	ClaimRequest request() {
+		return this.request;
+	}
+
 	@Override
 	public boolean fail(Throwable failure) {
 		return this.table.fail(this.request.id(), this.request.owner(), failure, this.request.retention(),

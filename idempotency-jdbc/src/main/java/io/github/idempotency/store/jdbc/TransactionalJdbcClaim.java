@@ -48,6 +48,14 @@ final class TransactionalJdbcClaim implements ClaimHandle {
 				this.request.retention(), Fence.TRANSACTION);
 	}
 
+	JdbcRecordTable table() {
+		return this.table;
+	}
+
+	ClaimRequest request() {
+		return this.request;
+	}
+
 	@Override
 	public boolean fail(Throwable failure) {
 		return afterFailure(failure, true);

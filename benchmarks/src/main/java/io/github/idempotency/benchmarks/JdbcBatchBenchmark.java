@@ -1,0 +1,309 @@
+package io.github.idempotency.benchmarks;
+
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+import io.github.idempotency.IdempotencyTemplate;
+import io.github.idempotency.IdempotentRequest;
+import org.springframework.jdbc.support.SqlArrayValue;
+
+/**
+ * A batch of {@code batch} messages (1, 10, 100, 500) on PostgreSQL, autocommit, one Hikari
+ * pool: one benchmark operation is one batch, so the rate per message is the score times
+ * {@code batch}.
+ * <ul>
+ * <li>{@code starter*}: {@code IdempotencyTemplate.executeAll} on the starter's jdbc store:
+ * one claim statement for the batch (read what exists, insert the rest) and, for a first
+ * delivery, one completion statement ({@code UPDATE ... FROM unnest}) fenced by owner.</li>
+ * <li>{@code bare*}: the batch protocol by hand on {@code JdbcClient}, in a table of its own:
+ * {@code INSERT ... SELECT ... FROM unnest ON CONFLICT DO NOTHING RETURNING}, then one
+ * {@code UPDATE ... FROM unnest} (first: 2 statements, 2 commits); a duplicate batch: the
+ * insert inserts nothing, then one {@code SELECT ... = ANY} reads the stored results.</li>
+ * <li>{@code springIntegration*}, {@code camel*}: the peers have no batch API; each message
+ * of the batch is one call of their per-message API, as in {@link JdbcBenchmark}.</li>
+ * </ul>
+ * Duplicate batches of the starter and the bare protocol walk {@value BatchDuplicates#COUNT}
+ * keys finished before the measurement, never one key twice in a batch.
+ */
+public class JdbcBatchBenchmark {
+
+	static final String WORKFLOW = "bench-batch";
+
+	static final Duration RETENTION = Duration.ofMinutes(2);
+
+	@Benchmark
+	public List<Receipt> starterFirst(Starter state, BatchSize size, Keys keys) {
+		return state.charge(size.fresh(keys));
+	}
+
+	@Benchmark
+	public List<Receipt> starterDuplicate(Starter state, BatchSize size) {
+		return state.charge(state.duplicates.next(size.batch));
+	}
+
+	@Benchmark
+	public List<Receipt> bareFirst(Bare state, BatchSize size, Keys keys) {
+		List<String> batch = size.fresh(keys);
+		String owner = Owners.next();
+		if (state.claim(batch, owner) != batch.size()) {
+			throw new IllegalStateException("Not a first delivery: " + batch.get(0));
+		}
+		List<Receipt> receipts = new ArrayList<>(batch.size());
+		String[] responses = new String[batch.size()];
+		for (int i = 0; i < responses.length; i++) {
+			Receipt receipt = Receipt.of(batch.get(i));
+			receipts.add(receipt);
+			responses[i] = state.servers.writer.writeValueAsString(receipt);
+		}
+		if (state.complete(batch, owner, responses) != batch.size()) {
+			throw new IllegalStateException("Lost a claim of " + batch.get(0));
+		}
+		return receipts;
+	}
+
+	@Benchmark
+	public List<Receipt> bareDuplicate(Bare state, BatchSize size) {
+		List<String> batch = state.duplicates.next(size.batch);
+		if (state.claim(batch, Owners.next()) != 0) {
+			throw new IllegalStateException("Not a duplicate: " + batch.get(0));
+		}
+		return state.responses(batch);
+	}
+
+	@Benchmark
+	public int springIntegrationFirst(JdbcBenchmark.SpringIntegration state, BatchSize size, Keys keys) {
+		int accepted = 0;
+		for (int i = 0; i < size.batch; i++) {
+			accepted += state.selector.accept(PeerMessages.of(keys.next())) ? 1 : 0;
+		}
+		return expect(size.batch, accepted);
+	}
+
+	@Benchmark
+	public int springIntegrationDuplicate(JdbcBenchmark.SpringIntegration state, BatchSize size,
+			DuplicateKeys keys) {
+		int accepted = 0;
+		for (int i = 0; i < size.batch; i++) {
+			accepted += state.selector.accept(PeerMessages.of(keys.next())) ? 1 : 0;
+		}
+		return expect(0, accepted);
+	}
+
+	@Benchmark
+	public int camelFirst(JdbcBenchmark.Camel state, BatchSize size, Keys keys) {
+		int added = 0;
+		for (int i = 0; i < size.batch; i++) {
+			String key = keys.next();
+			added += (state.repository.add(key) && state.repository.confirm(key)) ? 1 : 0;
+		}
+		return expect(size.batch, added);
+	}
+
+	@Benchmark
+	public int camelDuplicate(JdbcBenchmark.Camel state, BatchSize size, DuplicateKeys keys) {
+		int added = 0;
+		for (int i = 0; i < size.batch; i++) {
+			added += state.repository.add(keys.next()) ? 1 : 0;
+		}
+		return expect(0, added);
+	}
+
+	private static int expect(int expected, int actual) {
+		if (actual != expected) {
+			throw new IllegalStateException("Expected " + expected + " new messages, got " + actual);
+		}
+		return actual;
+	}
+
+	/**
+	 * How many messages one batch has.
+	 */
+	@State(Scope.Benchmark)
+	public static class BatchSize {
+
+		@Param({ "1", "10", "100", "500" })
+		public int batch;
+
+		List<String> fresh(Keys keys) {
+			List<String> batch = new ArrayList<>(this.batch);
+			for (int i = 0; i < this.batch; i++) {
+				batch.add(keys.next());
+			}
+			return batch;
+		}
+
+	}
+
+	/**
+	 * Keys finished before the measurement, handed out in windows of distinct keys.
+	 */
+	static final class BatchDuplicates {
+
+		static final int COUNT = 1000;
+
+		private final String[] keys = new String[COUNT];
+
+		private int next;
+
+		BatchDuplicates() {
+			String run = UUID.randomUUID().toString().substring(0, 13);
+			for (int i = 0; i < COUNT; i++) {
+				this.keys[i] = "batch-dup-" + run + "-" + i;
+			}
+		}
+
+		synchronized List<String> next(int batch) {
+			List<String> window = new ArrayList<>(batch);
+			for (int i = 0; i < batch; i++) {
+				window.add(this.keys[this.next]);
+				this.next = (this.next + 1) % COUNT;
+			}
+			return window;
+		}
+
+		List<List<String>> all(int batch) {
+			List<List<String>> batches = new ArrayList<>();
+			for (int i = 0; i < COUNT; i += batch) {
+				batches.add(List.of(this.keys).subList(i, Math.min(COUNT, i + batch)));
+			}
+			return batches;
+		}
+
+	}
+
+	/**
+	 * The starter with {@code idempotency.backend=jdbc}, called through its
+	 * {@link IdempotencyTemplate}.
+	 */
+	@State(Scope.Benchmark)
+	public static class Starter extends StarterState {
+
+		final BatchDuplicates duplicates = new BatchDuplicates();
+
+		IdempotencyTemplate template;
+
+		@Override
+		protected String backend() {
+			return "jdbc";
+		}
+
+		@Override
+		protected Map<String, Object> properties() {
+			return StarterProperties.SERVERS;
+		}
+
+		@Override
+		@Setup(Level.Trial)
+		public void start() {
+			super.start();
+			this.template = this.context.getBean(IdempotencyTemplate.class);
+			for (List<String> keys : this.duplicates.all(100)) {
+				charge(keys);
+			}
+		}
+
+		List<Receipt> charge(List<String> keys) {
+			List<IdempotentRequest> requests = new ArrayList<>(keys.size());
+			for (String key : keys) {
+				requests.add(IdempotentRequest.of(WORKFLOW, key).withRetention(RETENTION));
+			}
+			return this.template.executeAll(requests, Receipt.class, (request) -> Receipt.of((String) request.key()));
+		}
+
+	}
+
+	/**
+	 * The batch protocol by hand, in {@link BarePostgres}'s table (its rows of this
+	 * benchmark's workflow are deleted when the next run starts).
+	 */
+	@State(Scope.Benchmark)
+	public static class Bare {
+
+		private static final String CLAIM = "INSERT INTO " + BarePostgres.TABLE
+				+ " (workflow, idempotency_key, status, owner, lease_until, expires_at)"
+				+ " SELECT ?, k, 'IN_PROGRESS', ?, ?, ? FROM unnest(?) AS k ON CONFLICT DO NOTHING"
+				+ " RETURNING idempotency_key";
+
+		private static final String COMPLETE = "UPDATE " + BarePostgres.TABLE
+				+ " t SET status = 'COMPLETED', response = u.response, expires_at = ?"
+				+ " FROM unnest(?, ?) AS u(idempotency_key, response) WHERE t.workflow = ?"
+				+ " AND t.idempotency_key = u.idempotency_key AND t.owner = ? AND t.status = 'IN_PROGRESS'";
+
+		private static final String READ = "SELECT status, response FROM " + BarePostgres.TABLE
+				+ " WHERE workflow = ? AND idempotency_key = ANY(?)";
+
+		final BatchDuplicates duplicates = new BatchDuplicates();
+
+		ServersState servers;
+
+		@Setup(Level.Trial)
+		public void start(ServersState servers) {
+			this.servers = servers;
+			// BarePostgres's table, created here so that no state of this benchmark tears down
+			// after the pool closed; the rows of an earlier run out
+			servers.jdbc.sql("""
+					CREATE TABLE IF NOT EXISTS bench_bare_record (
+						workflow VARCHAR(255) NOT NULL,
+						idempotency_key VARCHAR(255) NOT NULL,
+						status VARCHAR(16) NOT NULL,
+						owner VARCHAR(64) NOT NULL,
+						response TEXT,
+						lease_until TIMESTAMP WITH TIME ZONE NOT NULL,
+						expires_at TIMESTAMP WITH TIME ZONE NOT NULL,
+						PRIMARY KEY (workflow, idempotency_key)
+					)""").update();
+			servers.jdbc.sql("DELETE FROM " + BarePostgres.TABLE + " WHERE workflow = ?").param(WORKFLOW).update();
+			for (List<String> keys : this.duplicates.all(100)) {
+				claim(keys, "setup");
+				String[] responses = keys.stream()
+					.map((key) -> servers.writer.writeValueAsString(Receipt.of(key)))
+					.toArray(String[]::new);
+				complete(keys, "setup", responses);
+			}
+			ServersState.vacuum(servers.jdbc, BarePostgres.TABLE);
+		}
+
+		int claim(List<String> keys, String owner) {
+			Instant now = Instant.now();
+			return this.servers.jdbc.sql(CLAIM)
+				.params(WORKFLOW, owner, Timestamp.from(now.plus(BarePostgres.LEASE)),
+						Timestamp.from(now.plus(BarePostgres.LEASE)), new SqlArrayValue("text", keys.toArray()))
+				.query((rs, row) -> rs.getString(1))
+				.list()
+				.size();
+		}
+
+		int complete(List<String> keys, String owner, String[] responses) {
+			return this.servers.jdbc.sql(COMPLETE)
+				.params(Timestamp.from(Instant.now().plus(RETENTION)), new SqlArrayValue("text", keys.toArray()),
+						new SqlArrayValue("text", (Object[]) responses), WORKFLOW, owner)
+				.update();
+		}
+
+		List<Receipt> responses(List<String> keys) {
+			return this.servers.jdbc.sql(READ)
+				.params(WORKFLOW, new SqlArrayValue("text", keys.toArray()))
+				.query((rs, row) -> {
+					if (!"COMPLETED".equals(rs.getString(1))) {
+						throw new IllegalStateException("Not finished");
+					}
+					return this.servers.reader.<Receipt>readValue(rs.getString(2));
+				})
+				.list();
+		}
+
+	}
+
+}

@@ -1,0 +1,284 @@
+package io.github.idempotency.store.jdbc;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.idempotency.store.ClaimHandle;
+import io.github.idempotency.store.ClaimOutcome;
+import io.github.idempotency.store.ClaimRequest;
+import io.github.idempotency.store.ClaimResult;
+import io.github.idempotency.store.ClaimRules;
+import io.github.idempotency.store.IdempotencyRecord;
+import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.jdbc.JdbcRecordTable.Fence;
+import io.github.idempotency.store.jdbc.JdbcRecordTable.Insertion;
+import org.springframework.dao.ConcurrencyFailureException;
+import org.springframework.dao.DataAccessException;
+
+/**
+ * The batch steps of {@link JdbcIdempotencyStore}: a claim of many records in one
+ * statement, and a completion of many in one round trip.
+ * <p>
+ * On PostgreSQL the batch claim is one statement: it inserts every record whose row it
+ * does not find and reads every row it finds. On MariaDB, MySQL and H2, outside the
+ * caller's transaction, it is two: one read of the rows that exist and one insert of all
+ * the others (see {@link #readThenInsert}); inside the caller's transaction the store
+ * claims one record after the other. What the batch statements cannot decide is claimed
+ * again on its own, by the single claim: a key named twice, a row committed while the
+ * statement ran (its snapshot does not show it), an expired record or a lease that ran
+ * out (a takeover locks the row), and the whole batch when the statement lost a lock
+ * wait. The records are inserted in one order (workflow, then key) whatever the order
+ * given, so that overlapping batches never wait for each other in a cycle.
+ */
+final class JdbcBatchSteps {
+
+	private static final Comparator<ClaimRequest> INSERT_ORDER = Comparator
+		.comparing((ClaimRequest request) -> request.id().workflow())
+		.thenComparing((request) -> request.id().key());
+
+	/** The most records one statement of {@link #readThenInsert} names. */
+	private static final int MAX_ROWS = 1000;
+
+	private final JdbcIdempotencyStore store;
+
+	private final JdbcRecordTable table;
+
+	JdbcBatchSteps(JdbcIdempotencyStore store, JdbcRecordTable table) {
+		this.store = store;
+		this.table = table;
+	}
+
+	List<ClaimResult> claimAll(List<ClaimRequest> requests, boolean inTransaction) {
+		@Nullable ClaimResult[] results = new ClaimResult[requests.size()];
+		try {
+			List<Integer> positions = firstOfEachKey(requests);
+			if (this.table.claimsAllAtOnce()) {
+				claimAtOnce(requests, positions, results, inTransaction);
+			}
+			else {
+				for (int from = 0; from < positions.size(); from += MAX_ROWS) {
+					readThenInsert(requests, positions.subList(from, Math.min(positions.size(), from + MAX_ROWS)),
+							results);
+				}
+			}
+			for (int i = 0; i < results.length; i++) {
+				if (results[i] == null) {
+					results[i] = this.store.claim(this.table, requests.get(i), inTransaction);
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			releaseAcquired(results, ex);
+			throw ex;
+		}
+		return Arrays.asList(results);
+	}
+
+	/**
+	 * The position of the first request of each key, in insert order.
+	 */
+	private static List<Integer> firstOfEachKey(List<ClaimRequest> requests) {
+		Set<RecordId> named = new HashSet<>();
+		List<Integer> positions = new ArrayList<>();
+		for (int i = 0; i < requests.size(); i++) {
+			if (named.add(requests.get(i).id())) {
+				positions.add(i);
+			}
+		}
+		positions.sort(Comparator.comparing(requests::get, INSERT_ORDER));
+		return positions;
+	}
+
+	/**
+	 * Claims in one statement the requests at {@code positions}, answering in
+	 * {@code results} those it decided.
+	 */
+	private void claimAtOnce(List<ClaimRequest> requests, List<Integer> positions, @Nullable ClaimResult[] results,
+			boolean inTransaction) {
+		Instant stampedAt = this.table.now();
+		List<IdempotencyRecord> claimed = new ArrayList<>(positions.size());
+		for (int i : positions) {
+			claimed.add(JdbcIdempotencyStore.claimed(null, requests.get(i), stampedAt, inTransaction));
+		}
+		@Nullable Insertion[] found;
+		try {
+			found = this.table.insertOrReadAll(claimed, inTransaction);
+		}
+		catch (DataAccessException ex) {
+			boolean lockFailure = this.store.isLockFailure(ex) || ex instanceof ConcurrencyFailureException;
+			if (inTransaction && lockFailure) {
+				throw JdbcIdempotencyStore.cannotWaitInTransaction(requests.get(positions.get(0)), ex);
+			}
+			if (lockFailure) {
+				// the statement inserted nothing: every request is claimed on its own
+				return;
+			}
+			throw ex;
+		}
+		// every inserted record is answered first, so that a failure below releases them all
+		for (int j = 0; j < found.length; j++) {
+			if (found[j] != null && found[j].inserted()) {
+				int i = positions.get(j);
+				results[i] = this.store.acquired(this.table, claimed.get(j), requests.get(i), inTransaction);
+			}
+		}
+		// the insert may have waited on another transaction's row: decide on the time now
+		Instant now = this.table.now();
+		ClaimRequest heldElsewhere = null;
+		for (int j = 0; j < found.length; j++) {
+			int i = positions.get(j);
+			if (found[j] == null || found[j].inserted()) {
+				continue;
+			}
+			IdempotencyRecord existing = found[j].existing();
+			ClaimOutcome outcome = ClaimRules.decide(existing, requests.get(i).fingerprint(), now);
+			if (outcome == ClaimOutcome.IN_PROGRESS && inTransaction) {
+				heldElsewhere = (heldElsewhere != null) ? heldElsewhere : requests.get(i);
+			}
+			else if (outcome != ClaimOutcome.ACQUIRED) {
+				results[i] = ClaimResult.of(outcome, existing);
+			}
+		}
+		if (heldElsewhere != null) {
+			throw JdbcIdempotencyStore.cannotWaitInTransaction(heldElsewhere, null);
+		}
+		for (int j = 0; j < found.length; j++) {
+			if (found[j] != null && found[j].inserted() && !inTransaction) {
+				int i = positions.get(j);
+				results[i] = this.store.acquiredAfterInsert(this.table, claimed.get(j), requests.get(i), false,
+						stampedAt);
+			}
+		}
+	}
+
+	/**
+	 * Claims the requests at {@code positions} outside any transaction with one read of
+	 * the rows that exist and one insert of all the others, answering in {@code results}
+	 * those it decided. Each statement commits on its own and reads the latest committed
+	 * rows (REPEATABLE READ takes a snapshot per statement here). The insert is all or
+	 * nothing: when one of its rows was inserted by another run since the read (a
+	 * duplicate key) or it lost a lock wait, it inserted none, and those requests are
+	 * claimed on their own.
+	 */
+	private void readThenInsert(List<ClaimRequest> requests, List<Integer> positions, @Nullable ClaimResult[] results) {
+		Map<RecordId, IdempotencyRecord> existing = this.table
+			.readAll(positions.stream().map((i) -> requests.get(i).id()).toList());
+		Instant now = this.table.now();
+		List<Integer> absent = new ArrayList<>();
+		for (int i : positions) {
+			IdempotencyRecord found = existing.get(requests.get(i).id());
+			if (found == null) {
+				absent.add(i);
+				continue;
+			}
+			ClaimOutcome outcome = ClaimRules.decide(found, requests.get(i).fingerprint(), now);
+			if (outcome != ClaimOutcome.ACQUIRED) {
+				results[i] = ClaimResult.of(outcome, found);
+			}
+		}
+		if (absent.isEmpty()) {
+			return;
+		}
+		Instant stampedAt = this.table.now();
+		List<IdempotencyRecord> claimed = new ArrayList<>(absent.size());
+		for (int i : absent) {
+			claimed.add(JdbcIdempotencyStore.claimed(null, requests.get(i), stampedAt, false));
+		}
+		try {
+			if (!this.table.insertAll(claimed)) {
+				return;
+			}
+		}
+		catch (DataAccessException ex) {
+			if (this.store.isLockFailure(ex) || ex instanceof ConcurrencyFailureException) {
+				return;
+			}
+			throw ex;
+		}
+		for (int j = 0; j < absent.size(); j++) {
+			int i = absent.get(j);
+			results[i] = this.store.acquired(this.table, claimed.get(j), requests.get(i), false);
+		}
+		for (int j = 0; j < absent.size(); j++) {
+			int i = absent.get(j);
+			results[i] = this.store.acquiredAfterInsert(this.table, claimed.get(j), requests.get(i), false, stampedAt);
+		}
+	}
+
+	private static void releaseAcquired(@Nullable ClaimResult[] results, RuntimeException ex) {
+		for (ClaimResult result : results) {
+			if (result != null && result.handle() != null) {
+				try {
+					result.handle().release(ex);
+				}
+				catch (RuntimeException releaseFailure) {
+					ex.addSuppressed(releaseFailure);
+				}
+			}
+		}
+	}
+
+	/**
+	 * Completes the claims in one round trip when they are all this store's claims held
+	 * by their leases (one fenced statement), or all held by the caller's transaction
+	 * (the {@code void} ones need nothing, their records were written finished; the others
+	 * one statement).
+	 * @return for each handle whether it was completed, or {@code null} when the handles
+	 * are not all of one such kind
+	 */
+	@Nullable List<Boolean> completeAll(List<ClaimHandle> handles, List<@Nullable String> responses) {
+		if (handles.isEmpty()) {
+			return List.of();
+		}
+		if (handles.stream().allMatch((handle) -> handle instanceof LeasedJdbcClaim leased && leased.table() == this.table)) {
+			List<ClaimRequest> requests = handles.stream().map((handle) -> ((LeasedJdbcClaim) handle).request()).toList();
+			return completed(complete(requests, responses, Fence.LEASE), handles.size());
+		}
+		if (handles.stream()
+			.allMatch((handle) -> handle instanceof TransactionalJdbcClaim joined && joined.table() == this.table)) {
+			List<ClaimRequest> requests = new ArrayList<>();
+			List<@Nullable String> stored = new ArrayList<>();
+			List<Integer> positions = new ArrayList<>();
+			for (int i = 0; i < handles.size(); i++) {
+				if (responses.get(i) != null) {
+					requests.add(((TransactionalJdbcClaim) handles.get(i)).request());
+					stored.add(responses.get(i));
+					positions.add(i);
+				}
+			}
+			boolean[] completed = new boolean[handles.size()];
+			Arrays.fill(completed, true);
+			if (!requests.isEmpty()) {
+				boolean[] updated = complete(requests, stored, Fence.TRANSACTION);
+				for (int j = 0; j < updated.length; j++) {
+					completed[positions.get(j)] = updated[j];
+				}
+			}
+			return completed(completed, handles.size());
+		}
+		return null;
+	}
+
+	private boolean[] complete(List<ClaimRequest> requests, List<@Nullable String> responses, Fence fence) {
+		return this.table.completeAll(requests.stream().map(ClaimRequest::id).toList(),
+				requests.stream().map(ClaimRequest::owner).toList(), responses,
+				requests.stream().map(ClaimRequest::retention).toList(), fence);
+	}
+
+	private static List<Boolean> completed(boolean[] completed, int size) {
+		List<Boolean> answers = new ArrayList<>(size);
+		for (boolean one : completed) {
+			answers.add(one);
+		}
+		return answers;
+	}
+
+}
