@@ -18,6 +18,8 @@ import org.openjdk.jmh.annotations.State;
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
 import org.springframework.jdbc.support.SqlArrayValue;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * A batch of {@code batch} messages (1, 10, 100, 500) on PostgreSQL, autocommit, one Hikari
@@ -31,6 +33,9 @@ import org.springframework.jdbc.support.SqlArrayValue;
  * {@code INSERT ... SELECT ... FROM unnest ON CONFLICT DO NOTHING RETURNING}, then one
  * {@code UPDATE ... FROM unnest} (first: 2 statements, 2 commits); a duplicate batch: the
  * insert inserts nothing, then one {@code SELECT ... = ANY} reads the stored results.</li>
+ * <li>{@code *InTransaction*}: the same inside one transaction per batch (a
+ * {@code TransactionTemplate}): the starter's claims and completion join it, the bare
+ * protocol's two statements run in it, one commit.</li>
  * <li>{@code springIntegration*}, {@code camel*}: the peers have no batch API; each message
  * of the batch is one call of their per-message API, as in {@link JdbcBenchmark}.</li>
  * </ul>
@@ -51,6 +56,21 @@ public class JdbcBatchBenchmark {
 	@Benchmark
 	public List<Receipt> starterDuplicate(Starter state, BatchSize size) {
 		return state.charge(state.duplicates.next(size.batch));
+	}
+
+	@Benchmark
+	public List<Receipt> starterInTransactionFirst(Starter state, BatchSize size, Keys keys) {
+		return state.transactions.execute((tx) -> state.charge(size.fresh(keys)));
+	}
+
+	@Benchmark
+	public List<Receipt> starterInTransactionDuplicate(Starter state, BatchSize size) {
+		return state.transactions.execute((tx) -> state.charge(state.duplicates.next(size.batch)));
+	}
+
+	@Benchmark
+	public List<Receipt> bareInTransactionFirst(Bare state, BatchSize size, Keys keys) {
+		return state.servers.transactions.execute((tx) -> bareFirst(state, size, keys));
 	}
 
 	@Benchmark
@@ -194,6 +214,8 @@ public class JdbcBatchBenchmark {
 
 		IdempotencyTemplate template;
 
+		TransactionTemplate transactions;
+
 		@Override
 		protected String backend() {
 			return "jdbc";
@@ -209,6 +231,7 @@ public class JdbcBatchBenchmark {
 		public void start() {
 			super.start();
 			this.template = this.context.getBean(IdempotencyTemplate.class);
+			this.transactions = new TransactionTemplate(this.context.getBean(PlatformTransactionManager.class));
 			for (List<String> keys : this.duplicates.all(100)) {
 				charge(keys);
 			}

@@ -175,6 +175,11 @@ class BenchmarksTest {
 			assertThat(benchmark.starterFirst(starter, size, new Keys())).hasSize(10).doesNotContainNull();
 			assertThat(benchmark.starterDuplicate(starter, size)).hasSize(10)
 				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
+			assertThat(benchmark.starterInTransactionFirst(starter, size, new Keys())).hasSize(10)
+				.doesNotContainNull();
+			assertThat(benchmark.starterInTransactionDuplicate(starter, size)).hasSize(10)
+				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
+			assertThat(benchmark.bareInTransactionFirst(bare, size, new Keys())).hasSize(10);
 			assertThat(benchmark.bareFirst(bare, size, new Keys())).hasSize(10);
 			assertThat(benchmark.bareDuplicate(bare, size)).hasSize(10)
 				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
