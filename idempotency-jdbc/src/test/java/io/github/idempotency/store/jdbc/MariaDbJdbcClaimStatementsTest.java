@@ -3,7 +3,6 @@ package io.github.idempotency.store.jdbc;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
-import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +11,6 @@ import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.MutableClock;
 import io.github.idempotency.store.RecordId;
-import io.github.idempotency.store.jdbc.PostgresJdbcVoidInTransactionTest.StatementCounter;
 import io.github.idempotency.testsupport.TestDatabases;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,7 +40,7 @@ class MariaDbJdbcClaimStatementsTest {
 	@Test
 	void aFirstClaimIsOneStatementAndAcquires() {
 		ClaimResult[] first = new ClaimResult[1];
-		assertThat(statements(() -> first[0] = claim("first", "owner-1"))).isOne();
+		assertThat(this.dataSource.during(() -> first[0] = claim("first", "owner-1"))).isOne();
 		assertThat(first[0].outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
 		assertThat(first[0].record().owner()).isEqualTo("owner-1");
 	}
@@ -51,7 +49,7 @@ class MariaDbJdbcClaimStatementsTest {
 	void aDuplicateClaimIsOneStatementAndAnswersTheStoredResult() {
 		assertThat(claim("done", "owner-1").acquiredHandle().complete("{\"ok\":true}")).isTrue();
 		ClaimResult[] duplicate = new ClaimResult[1];
-		assertThat(statements(() -> duplicate[0] = claim("done", "owner-2"))).isOne();
+		assertThat(this.dataSource.during(() -> duplicate[0] = claim("done", "owner-2"))).isOne();
 		assertThat(duplicate[0].outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
 		assertThat(duplicate[0].record().response()).isEqualTo("{\"ok\":true}");
 		assertThat(duplicate[0].record().owner()).isEqualTo("owner-1");
@@ -61,7 +59,7 @@ class MariaDbJdbcClaimStatementsTest {
 	void aClaimOfALiveLeaseIsOneStatementAndChangesNothing() {
 		claim("running", "owner-1");
 		ClaimResult[] conflict = new ClaimResult[1];
-		assertThat(statements(() -> conflict[0] = claim("running", "owner-2"))).isOne();
+		assertThat(this.dataSource.during(() -> conflict[0] = claim("running", "owner-2"))).isOne();
 		assertThat(conflict[0].outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
 		assertThat(conflict[0].record().owner()).isEqualTo("owner-1");
 		assertThat(this.store.find(id("running"))).hasValueSatisfying((record) -> {
@@ -87,12 +85,6 @@ class MariaDbJdbcClaimStatementsTest {
 
 	private RecordId id(String key) {
 		return new RecordId("statements", this.prefix + "-" + key);
-	}
-
-	private int statements(Supplier<?> call) {
-		int before = this.dataSource.statements.get();
-		call.get();
-		return this.dataSource.statements.get() - before;
 	}
 
 }

@@ -7,7 +7,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -30,7 +29,6 @@ import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
-import io.github.idempotency.store.jdbc.PostgresJdbcVoidInTransactionTest.StatementCounter;
 import io.github.idempotency.testsupport.TestDatabases;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -79,11 +77,11 @@ class PostgresJdbcBatchStatementsTest {
 	@Test
 	void aBatchOfNewKeysIsClaimedInOneStatementAndCompletedInOne() {
 		List<ClaimResult> claims = new ArrayList<>();
-		assertThat(statements(() -> claims.addAll(claimAll("a", "b", "c", "d", "e")))).isOne();
+		assertThat(this.dataSource.during(() -> claims.addAll(claimAll("a", "b", "c", "d", "e")))).isOne();
 		assertThat(claims).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.ACQUIRED);
 		List<ClaimHandle> handles = claims.stream().map(ClaimResult::acquiredHandle).toList();
 		List<Boolean> completed = new ArrayList<>();
-		assertThat(statements(() -> completed.addAll(this.store.completeAll(handles,
+		assertThat(this.dataSource.during(() -> completed.addAll(this.store.completeAll(handles,
 				List.of("\"a\"", "\"b\"", "\"c\"", "\"d\"", "\"e\""))))).isOne();
 		assertThat(completed).containsOnly(true);
 		assertThat(record("c").response()).isEqualTo("\"c\"");
@@ -94,7 +92,7 @@ class PostgresJdbcBatchStatementsTest {
 		List<ClaimResult> first = claimAll("done", "running");
 		this.store.completeAll(List.of(first.get(0).acquiredHandle()), Collections.singletonList(null));
 		List<ClaimResult> claims = new ArrayList<>();
-		assertThat(statements(() -> claims.addAll(claimAll("new", "done", "running")))).isOne();
+		assertThat(this.dataSource.during(() -> claims.addAll(claimAll("new", "done", "running")))).isOne();
 		assertThat(claims).extracting(ClaimResult::outcome)
 			.containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE, ClaimOutcome.IN_PROGRESS);
 	}
@@ -104,7 +102,7 @@ class PostgresJdbcBatchStatementsTest {
 		AtomicInteger runs = new AtomicInteger();
 		Integer statements = this.transactions.execute((status) -> {
 			JdbcClient.create(this.dataSource).sql("SET LOCAL lock_timeout = '1234ms'").update();
-			int count = statements(() -> executeAll(runs, "v1", "v2", "v3", "v4"));
+			int count = this.dataSource.during(() -> executeAll(runs, "v1", "v2", "v3", "v4"));
 			assertThat(JdbcClient.create(this.dataSource).sql("SHOW lock_timeout").query(String.class).single())
 				.isEqualTo("1234ms");
 			return count;
@@ -120,9 +118,9 @@ class PostgresJdbcBatchStatementsTest {
 	void aBatchWithResultsInTheCallersTransactionIsTwoStatementsAndARollbackLeavesNoRecord() {
 		Integer statements = this.transactions.execute((status) -> {
 			List<ClaimResult> claims = new ArrayList<>();
-			int count = statements(() -> claims.addAll(claimAll("r1", "r2", "r3")));
+			int count = this.dataSource.during(() -> claims.addAll(claimAll("r1", "r2", "r3")));
 			List<ClaimHandle> handles = claims.stream().map(ClaimResult::acquiredHandle).toList();
-			count += statements(() -> this.store.completeAll(handles, List.of("\"1\"", "\"2\"", "\"3\"")));
+			count += this.dataSource.during(() -> this.store.completeAll(handles, List.of("\"1\"", "\"2\"", "\"3\"")));
 			return count;
 		});
 		assertThat(statements).isEqualTo(2);
@@ -139,7 +137,7 @@ class PostgresJdbcBatchStatementsTest {
 	@Test
 	void aBatchOfVoidItemsOutsideATransactionIsTwoStatements() {
 		AtomicInteger runs = new AtomicInteger();
-		assertThat(statements(() -> executeAll(runs, "o1", "o2", "o3"))).isEqualTo(2);
+		assertThat(this.dataSource.during(() -> executeAll(runs, "o1", "o2", "o3"))).isEqualTo(2);
 		assertThat(runs).hasValue(3);
 		assertThat(record("o2").status()).isEqualTo(RecordStatus.COMPLETED);
 	}
@@ -178,12 +176,6 @@ class PostgresJdbcBatchStatementsTest {
 
 	private io.github.idempotency.store.IdempotencyRecord record(String key) {
 		return this.store.find(id(key)).orElseThrow();
-	}
-
-	private int statements(Supplier<?> call) {
-		int before = this.dataSource.statements.get();
-		call.get();
-		return this.dataSource.statements.get() - before;
 	}
 
 }

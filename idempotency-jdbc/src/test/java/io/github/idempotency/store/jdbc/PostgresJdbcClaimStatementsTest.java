@@ -3,7 +3,6 @@ package io.github.idempotency.store.jdbc;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
-import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +11,6 @@ import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.MutableClock;
 import io.github.idempotency.store.RecordId;
-import io.github.idempotency.store.jdbc.PostgresJdbcVoidInTransactionTest.StatementCounter;
 import io.github.idempotency.testsupport.TestDatabases;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -46,14 +44,14 @@ class PostgresJdbcClaimStatementsTest {
 
 	@Test
 	void aFirstClaimIsOneStatement() {
-		assertThat(statements(() -> claim("first", "owner-1"))).isOne();
+		assertThat(this.dataSource.during(() -> claim("first", "owner-1"))).isOne();
 	}
 
 	@Test
 	void aDuplicateClaimIsOneStatement() {
 		assertThat(claim("done", "owner-1").acquiredHandle().complete("{\"ok\":true}")).isTrue();
 		ClaimResult[] duplicate = new ClaimResult[1];
-		assertThat(statements(() -> duplicate[0] = claim("done", "owner-2"))).isOne();
+		assertThat(this.dataSource.during(() -> duplicate[0] = claim("done", "owner-2"))).isOne();
 		assertThat(duplicate[0].outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
 		assertThat(duplicate[0].record().response()).isEqualTo("{\"ok\":true}");
 	}
@@ -62,7 +60,7 @@ class PostgresJdbcClaimStatementsTest {
 	void aClaimOfALiveLeaseIsOneStatement() {
 		claim("running", "owner-1");
 		ClaimResult[] conflict = new ClaimResult[1];
-		assertThat(statements(() -> conflict[0] = claim("running", "owner-2"))).isOne();
+		assertThat(this.dataSource.during(() -> conflict[0] = claim("running", "owner-2"))).isOne();
 		assertThat(conflict[0].outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
 		assertThat(conflict[0].record().owner()).isEqualTo("owner-1");
 	}
@@ -72,7 +70,7 @@ class PostgresJdbcClaimStatementsTest {
 		this.transactions.executeWithoutResult((status) -> claim("done-tx", "owner-1"));
 		ClaimResult duplicate = this.transactions.execute((status) -> {
 			ClaimResult[] result = new ClaimResult[1];
-			assertThat(statements(() -> result[0] = claim("done-tx", "owner-2"))).isOne();
+			assertThat(this.dataSource.during(() -> result[0] = claim("done-tx", "owner-2"))).isOne();
 			return result[0];
 		});
 		assertThat(duplicate).isNotNull();
@@ -84,7 +82,7 @@ class PostgresJdbcClaimStatementsTest {
 		this.transactions.executeWithoutResult((status) -> {
 			JdbcClient jdbc = JdbcClient.create(this.dataSource);
 			jdbc.sql("SET LOCAL lock_timeout = '1234ms'").update();
-			assertThat(statements(() -> claim("first-tx", "owner-1"))).isOne();
+			assertThat(this.dataSource.during(() -> claim("first-tx", "owner-1"))).isOne();
 			assertThat(jdbc.sql("SHOW lock_timeout").query(String.class).single()).isEqualTo("1234ms");
 		});
 	}
@@ -92,12 +90,6 @@ class PostgresJdbcClaimStatementsTest {
 	private ClaimResult claim(String key, String owner) {
 		return this.store.claim(new ClaimRequest(new RecordId("statements", this.prefix + "-" + key), owner, null,
 				Duration.ofSeconds(30), Duration.ofDays(1)));
-	}
-
-	private int statements(Supplier<?> call) {
-		int before = this.dataSource.statements.get();
-		call.get();
-		return this.dataSource.statements.get() - before;
 	}
 
 }

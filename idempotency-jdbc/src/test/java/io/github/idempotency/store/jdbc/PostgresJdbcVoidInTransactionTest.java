@@ -1,8 +1,5 @@
 package io.github.idempotency.store.jdbc;
 
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,8 +13,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import javax.sql.DataSource;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -37,7 +32,6 @@ import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.testsupport.TestDatabases;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -202,37 +196,6 @@ class PostgresJdbcVoidInTransactionTest {
 
 	private io.github.idempotency.store.IdempotencyRecord record(String suffix) {
 		return this.store.find(new RecordId("void-tx", key(suffix))).orElseThrow();
-	}
-
-	/**
-	 * Counts the statements prepared on its connections (a single-threaded count is exact
-	 * for the tests that read it).
-	 */
-	static final class StatementCounter extends DelegatingDataSource {
-
-		final AtomicInteger statements = new AtomicInteger();
-
-		StatementCounter(DataSource target) {
-			super(target);
-		}
-
-		@Override
-		public Connection getConnection() throws SQLException {
-			Connection connection = super.getConnection();
-			return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
-					(proxy, method, args) -> {
-						if (method.getName().startsWith("prepare") || method.getName().equals("createStatement")) {
-							this.statements.incrementAndGet();
-						}
-						try {
-							return method.invoke(connection, args);
-						}
-						catch (java.lang.reflect.InvocationTargetException ex) {
-							throw ex.getTargetException();
-						}
-					});
-		}
-
 	}
 
 }
