@@ -6,12 +6,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
-import io.lettuce.core.RedisCommandInterruptedException;
-import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -110,22 +107,13 @@ final class CachePipeline {
 		}
 	}
 
+	/**
+	 * Lettuce's wait for one reply, bounded by what is left until {@code deadline}: a
+	 * timeout cancels the command, a failure is thrown as Lettuce's exception.
+	 */
 	private static <T> T await(RedisFuture<T> future, long deadline) {
-		try {
-			return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			future.cancel(true);
-			throw new RedisCommandTimeoutException("The batch's cache command timed out");
-		}
-		catch (ExecutionException ex) {
-			throw (ex.getCause() instanceof RuntimeException failure) ? failure
-					: new IllegalStateException(ex.getCause());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new RedisCommandInterruptedException(ex);
-		}
+		// at least a nanosecond: Lettuce waits without a bound for a timeout of 0
+		return LettuceFutures.awaitOrCancel(future, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 	}
 
 	private static String text(byte[] bytes) {

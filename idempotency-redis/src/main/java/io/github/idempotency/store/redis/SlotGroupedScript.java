@@ -6,13 +6,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
-import io.lettuce.core.RedisCommandInterruptedException;
-import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -135,22 +132,13 @@ final class SlotGroupedScript {
 		return arguments.toArray(new byte[0][]);
 	}
 
+	/**
+	 * Lettuce's wait for one reply, bounded by what is left until {@code deadline}: a
+	 * timeout cancels the command, a failure is thrown as Lettuce's exception.
+	 */
 	private static <T> T await(RedisFuture<T> future, long deadline) {
-		try {
-			return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			future.cancel(true);
-			throw new RedisCommandTimeoutException("The batch's script call timed out");
-		}
-		catch (ExecutionException ex) {
-			throw (ex.getCause() instanceof RuntimeException failure) ? failure
-					: new IllegalStateException(ex.getCause());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new RedisCommandInterruptedException(ex);
-		}
+		// at least a nanosecond: Lettuce waits without a bound for a timeout of 0
+		return LettuceFutures.awaitOrCancel(future, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 	}
 
 	/** The reply with its bulk strings read as UTF-8 text. */
