@@ -415,6 +415,9 @@ final class BatchRun {
 				this.engine.ended(this.workflow, Outcome.STORE_ERROR);
 			}
 		}
+		if (IdempotencyEngine.isRefusal(ex)) {
+			throw ex;
+		}
 		if (this.engine.settings().storeUnavailable() == StoreUnavailablePolicy.FAIL_CLOSED) {
 			throw new IdempotencyStoreException("The idempotency store could not claim a batch of '" + this.workflow
 					+ "'; the batch was not run (idempotency.store-unavailable=fail-closed)", ex);

@@ -502,6 +502,9 @@ public final class IdempotencyEngine implements AutoCloseable {
 	private @Nullable Object storeUnavailable(IdempotentOperation operation, RecordId id, RuntimeException ex,
 			Action action) throws Throwable {
 		ended(operation.workflow(), Outcome.STORE_ERROR);
+		if (isRefusal(ex)) {
+			throw ex;
+		}
 		if (this.settings.storeUnavailable() == StoreUnavailablePolicy.FAIL_CLOSED) {
 			throw new IdempotencyStoreException("The idempotency store could not claim " + id
 					+ "; the operation was not run (idempotency.store-unavailable=fail-closed)", ex);
@@ -516,6 +519,15 @@ public final class IdempotencyEngine implements AutoCloseable {
 		finally {
 			execution.unbind(previous);
 		}
+	}
+
+	/**
+	 * Whether a failed claim is the store refusing this call (a misuse such as a claim
+	 * inside a read-only transaction) rather than the store being unreachable: never a
+	 * reason to run unprotected, and not worth a retry wrapped as a store error.
+	 */
+	static boolean isRefusal(RuntimeException ex) {
+		return ex instanceof IllegalStateException || ex instanceof IllegalArgumentException;
 	}
 
 	void saveRecoveryPoint(Execution execution, ClaimHandle claim, String recoveryPoint) {

@@ -17,7 +17,10 @@ import org.springframework.util.Assert;
  * record: its steps are fenced by the claim's owner. Expired records
  * ({@link IdempotencyRecord#isExpired}) count as absent. A store reports failures to
  * reach its server as unchecked exceptions; the engine turns them into
- * {@code IdempotencyStoreException}.
+ * {@code IdempotencyStoreException}. A call the store refuses to serve (a misuse, such as
+ * a claim that would have to write in a read-only transaction) is an
+ * {@code IllegalStateException} or {@code IllegalArgumentException}, which the engine
+ * throws as it is: never a reason to run the operation unprotected.
  * <p>
  * {@code IdempotencyStoreContract} (in the {@code idempotency-test} artifact) is the test
  * suite every implementation must pass.

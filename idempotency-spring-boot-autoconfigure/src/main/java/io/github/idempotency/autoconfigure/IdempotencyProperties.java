@@ -70,7 +70,9 @@ public class IdempotencyProperties {
 
 	/**
 	 * What a call does when the store cannot be reached: fail-closed (throw
-	 * IdempotencyStoreException, do not run) or fail-open (run unprotected, log a WARN).
+	 * IdempotencyStoreException, do not run) or fail-open (run unprotected, log a WARN). A
+	 * call the store refuses (such as a jdbc claim in a read-only transaction) fails
+	 * either way.
 	 */
 	private StoreUnavailablePolicy storeUnavailable = StoreUnavailablePolicy.FAIL_CLOSED;
 

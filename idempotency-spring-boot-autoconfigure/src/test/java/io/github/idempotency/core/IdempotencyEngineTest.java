@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -504,6 +505,36 @@ class IdempotencyEngineTest {
 			assertThat(charge(operation(Receipt.class), "k1", "p")).isEqualTo(new Receipt("r-1", 42));
 			assertThat(charge(operation(Receipt.class), "k1", "p")).isEqualTo(new Receipt("r-2", 42));
 			assertThat(requests(Outcome.STORE_ERROR)).isEqualTo(2);
+		}
+
+		@Test
+		void aCallTheStoreRefusesIsNeverRunUnprotected() {
+			IdempotencyStore refusing = new IdempotencyStore() {
+
+				@Override
+				public ClaimResult claim(ClaimRequest request) {
+					throw new IllegalStateException("cannot claim in a read-only transaction");
+				}
+
+				@Override
+				public Optional<IdempotencyRecord> find(RecordId id) {
+					return Optional.empty();
+				}
+
+				@Override
+				public boolean delete(RecordId id) {
+					return false;
+				}
+
+			};
+			for (StoreUnavailablePolicy policy : StoreUnavailablePolicy.values()) {
+				IdempotencyEngineTest.this.engine = engine(refusing, new EngineSettings(Duration.ofSeconds(30), true,
+						Duration.ofDays(7), InProgressPolicy.WAIT, Duration.ofSeconds(1), policy, 255));
+				assertThatIllegalStateException().as(policy.name())
+					.isThrownBy(() -> charge(operation(Receipt.class), "k1", "p"))
+					.withMessage("cannot claim in a read-only transaction");
+			}
+			assertThat(IdempotencyEngineTest.this.runs).hasValue(0);
 		}
 
 	}

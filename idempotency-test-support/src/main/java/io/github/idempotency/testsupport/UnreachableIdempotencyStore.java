@@ -7,10 +7,11 @@ import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
+import org.springframework.dao.DataAccessResourceFailureException;
 
 /**
- * A store whose server cannot be reached: every step throws, as a client does on a refused
- * connection. For the engine's own tests; stores' outages are tested on real servers.
+ * A store whose server cannot be reached: every step throws what Spring's clients throw on a
+ * refused connection. For the engine's own tests; stores' outages are tested on real servers.
  */
 public final class UnreachableIdempotencyStore implements IdempotencyStore {
 
@@ -20,8 +21,8 @@ public final class UnreachableIdempotencyStore implements IdempotencyStore {
 		this.backend = backend;
 	}
 
-	private static IllegalStateException refused() {
-		return new IllegalStateException("connection refused");
+	private static DataAccessResourceFailureException refused() {
+		return new DataAccessResourceFailureException("connection refused");
 	}
 
 	@Override

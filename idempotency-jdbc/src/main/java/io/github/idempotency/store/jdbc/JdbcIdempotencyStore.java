@@ -60,7 +60,9 @@ import org.springframework.util.Assert;
  * {@code COMPLETED}, so that a {@code void} operation's whole cost is the claim's one
  * insert. Without a transaction ({@code SUPPORTS}, {@code NOT_SUPPORTED}, another
  * resource's transaction) the claim is held by its lease ({@link LeasedJdbcClaim}) and
- * every statement auto-commits, but for a takeover's lock and update.
+ * every statement auto-commits, but for a takeover's lock and update. A read-only
+ * transaction on this store's data source cannot hold a claim: the claim throws
+ * {@code IllegalStateException} (the engine never runs such a call unprotected).
  * <p>
  * Times come from the given {@link Clock} as epoch milliseconds, never from the database.
  */
@@ -248,18 +250,27 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * {@code JpaTransactionManager}) with auto-commit off. A connection bound without a
 	 * transaction ({@code SUPPORTS}, {@code NOT_SUPPORTED}, or another resource's
 	 * transaction) does not count: there every statement commits at once.
+	 * @throws IllegalStateException when that transaction is read-only: the claim would
+	 * have to write in it
 	 */
 	boolean isInTransaction() {
 		if (!TransactionSynchronizationManager.isActualTransactionActive()
 				|| !(TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder)) {
 			return false;
 		}
+		boolean inTransaction;
 		try {
-			return !holder.getConnection().getAutoCommit();
+			inTransaction = !holder.getConnection().getAutoCommit();
 		}
 		catch (SQLException ex) {
 			throw new DataAccessResourceFailureException("Cannot tell whether a transaction is active", ex);
 		}
+		// refused on every database alike: PostgreSQL and MariaDB reject the write, H2 would
+		// take it, and a routing data source may have sent the transaction to a replica
+		Assert.state(!inTransaction || !TransactionSynchronizationManager.isCurrentTransactionReadOnly(),
+				"An idempotent operation cannot run in a read-only transaction: the jdbc store writes its record in "
+						+ "the caller's transaction. Remove readOnly = true from the transaction around it");
+		return inTransaction;
 	}
 
 	/**

@@ -33,6 +33,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * The hybrid store inside the caller's transaction (PostgreSQL and Redis): Redis learns of
@@ -101,6 +102,17 @@ class HybridIdempotencyStoreTransactionTest {
 		assertThat(cached()).isTrue();
 		charge();
 		assertThat(this.runs).hasValue(1);
+	}
+
+	@Test
+	void aReadOnlyTransactionRefusesTheClaim() {
+		TransactionTemplate readOnly = new TransactionTemplate(this.transactions.getTransactionManager());
+		readOnly.setReadOnly(true);
+		assertThatIllegalStateException().isThrownBy(() -> readOnly.executeWithoutResult((status) -> charge()))
+			.withMessageContaining("read-only transaction");
+		assertThat(this.runs).hasValue(0);
+		assertThat(cached()).isFalse();
+		assertThat(this.store.find(new RecordId("hybrid-tx", this.key))).isEmpty();
 	}
 
 	private String charge() {

@@ -1,6 +1,8 @@
 package io.github.idempotency.store.jdbc.tx;
 
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.idempotency.Idempotent;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -14,6 +16,8 @@ import org.springframework.transaction.annotation.Transactional;
 public class Payments {
 
 	private final JdbcClient jdbc;
+
+	private final Map<String, Integer> reads = new ConcurrentHashMap<>();
 
 	public Payments(JdbcClient jdbc) {
 		this.jdbc = jdbc;
@@ -109,6 +113,23 @@ public class Payments {
 		throw new CardDeclinedException("declined: 05");
 	}
 
+	@Transactional(readOnly = true)
+	@Idempotent(key = "#key", workflow = "read-only")
+	public String readOnly(String key) {
+		return read(key);
+	}
+
+	@Transactional(readOnly = true, propagation = Propagation.SUPPORTS)
+	@Idempotent(key = "#key", workflow = "read-only-supports")
+	public String readOnlySupports(String key) {
+		return read(key);
+	}
+
+	/** How often a read-only method ran for the key (it cannot count in the database). */
+	public int reads(String key) {
+		return this.reads.getOrDefault(key, 0);
+	}
+
 	public long effects(String key) {
 		return this.jdbc.sql("SELECT COUNT(*) FROM tx_boundary_effect WHERE effect_key = :key")
 			.param("key", key)
@@ -121,6 +142,11 @@ public class Payments {
 			.param("prefix", prefix + "%")
 			.query(Long.class)
 			.single();
+	}
+
+	private String read(String key) {
+		this.reads.merge(key, 1, Integer::sum);
+		return key + ":" + effects(key) + ":" + UUID.randomUUID();
 	}
 
 	private String write(String key) {

@@ -20,7 +20,9 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
+import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentFailureReplayedException;
+import io.github.idempotency.IdempotentRequest;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
@@ -38,6 +40,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * The record's fate follows the method's writes, through the annotation, for every
@@ -45,9 +48,11 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * if the method's transaction commits, its record commits with it (COMPLETED, or FAILED
  * when the method threw and the rollback rules still committed); if it rolls back, nothing
  * of the claim remains, but a permanent failure, stored after the rollback. Each database
- * is a small subclass naming its data source.
+ * is a small subclass naming its data source. The application fails open when the store
+ * cannot be reached, which must never let a call the store refuses run unprotected.
  */
-@org.springframework.boot.test.context.SpringBootTest(classes = TransactionBoundaryApplication.class)
+@org.springframework.boot.test.context.SpringBootTest(classes = TransactionBoundaryApplication.class,
+		properties = "idempotency.store-unavailable=fail-open")
 abstract class TransactionBoundaryTests {
 
 	@Autowired
@@ -61,6 +66,9 @@ abstract class TransactionBoundaryTests {
 
 	@Autowired
 	DataSource dataSource;
+
+	@Autowired
+	IdempotencyTemplate template;
 
 	private final String prefix = UUID.randomUUID().toString();
 
@@ -202,6 +210,37 @@ abstract class TransactionBoundaryTests {
 	}
 
 	@Test
+	void aReadOnlyTransactionRefusesTheClaimAndTheMethodDoesNotRunEvenWhenFailingOpen() {
+		assertThatIllegalStateException().isThrownBy(() -> this.payments.readOnly(key("1")))
+			.withMessageContaining("read-only transaction");
+		assertThat(this.payments.reads(key("1"))).isZero();
+		assertThat(find("read-only", "1")).isEmpty();
+		// joined from outside: the same
+		assertThatIllegalStateException()
+			.isThrownBy(() -> inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, true,
+					(status) -> this.payments.required(key("2"))))
+			.withMessageContaining("read-only transaction");
+		assertThat(this.payments.effects(key("2"))).isZero();
+		assertThat(find("required", "2")).isEmpty();
+		// a batch too
+		assertThatIllegalStateException()
+			.isThrownBy(() -> inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, true,
+					(status) -> this.template.executeAll(List.of(IdempotentRequest.of("read-only-batch", key("3")),
+							IdempotentRequest.of("read-only-batch", key("4"))), String.class, (request) -> "ran")))
+			.withMessageContaining("read-only transaction");
+		assertThat(find("read-only-batch", "3")).isEmpty();
+		assertThat(find("read-only-batch", "4")).isEmpty();
+	}
+
+	@Test
+	void aReadOnlyMethodWithoutAnActualTransactionIsHeldByItsLease() {
+		String first = this.payments.readOnlySupports(key("1"));
+		assertThat(this.payments.readOnlySupports(key("1"))).isEqualTo(first);
+		assertThat(this.payments.reads(key("1"))).isOne();
+		assertThat(record("read-only-supports", "1").status()).isEqualTo(RecordStatus.COMPLETED);
+	}
+
+	@Test
 	void aMandatoryMethodFollowsItsCallersTransactionAndWithoutOneStoresNothing() {
 		assertThatExceptionOfType(IllegalTransactionStateException.class)
 			.isThrownBy(() -> this.payments.mandatory(key("1")));
@@ -287,8 +326,13 @@ abstract class TransactionBoundaryTests {
 	}
 
 	private <T> T inTransaction(int propagation, TransactionCallback<T> body) {
+		return inTransaction(propagation, false, body);
+	}
+
+	private <T> T inTransaction(int propagation, boolean readOnly, TransactionCallback<T> body) {
 		TransactionTemplate template = new TransactionTemplate(this.transactionManager);
 		template.setPropagationBehavior(propagation);
+		template.setReadOnly(readOnly);
 		return template.execute(body);
 	}
 
