@@ -20,6 +20,7 @@ import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.core.namedparam.SqlParameterSource;
@@ -55,6 +56,14 @@ final class JdbcRecordTable {
 
 	}
 
+	/** The names of {@link JdbcDialect#PARAMETERS}, in its order. */
+	private static final List<String> RECORD_PARAMETERS = List.of("workflow", "key", "status", "fingerprint", "owner",
+			"attempt", "leaseUntil", "recoveryPoint", "response", "errorType", "errorMessage", "createdAt", "updatedAt",
+			"expiresAt");
+
+	private static final List<String> COMPLETION_PARAMETERS = List.of("workflow", "key", "owner", "response", "now",
+			"expiresAt");
+
 	/** For the claim's statements, whose lock waits each dialect bounds itself. */
 	private final JdbcClient jdbc;
 
@@ -78,13 +87,17 @@ final class JdbcRecordTable {
 
 	private final String select;
 
-	private final String insert;
+	private final PositionalStatement insert;
 
-	private final String insertInTransaction;
+	private final PositionalStatement insertInTransaction;
 
-	private final @Nullable String claim;
+	private final @Nullable PositionalStatement claim;
 
-	private final @Nullable String claimInTransaction;
+	private final @Nullable PositionalStatement claimInTransaction;
+
+	private final PositionalStatement completeLeased;
+
+	private final PositionalStatement completeInTransaction;
 
 	private final @Nullable String claimAll;
 
@@ -102,10 +115,13 @@ final class JdbcRecordTable {
 		this.clock = clock;
 		this.select = "SELECT " + JdbcDialect.COLUMNS + " FROM " + table
 				+ " WHERE workflow = :workflow AND idempotency_key = :key";
-		this.insert = dialect.insert(table, lockTimeout);
-		this.insertInTransaction = dialect.insertInTransaction(table, lockTimeout);
-		this.claim = dialect.claim(table, lockTimeout);
-		this.claimInTransaction = dialect.claimInTransaction(table, lockTimeout);
+		this.insert = new PositionalStatement(dialect.insert(table, lockTimeout), RECORD_PARAMETERS);
+		this.insertInTransaction = new PositionalStatement(dialect.insertInTransaction(table, lockTimeout),
+				RECORD_PARAMETERS);
+		this.claim = recordStatement(dialect.claim(table, lockTimeout));
+		this.claimInTransaction = recordStatement(dialect.claimInTransaction(table, lockTimeout));
+		this.completeLeased = new PositionalStatement(completion(Fence.LEASE), COMPLETION_PARAMETERS);
+		this.completeInTransaction = new PositionalStatement(completion(Fence.TRANSACTION), COMPLETION_PARAMETERS);
 		this.claimAll = dialect.claimAll(table, lockTimeout);
 		this.claimAllInTransaction = dialect.claimAllInTransaction(table, lockTimeout);
 	}
@@ -151,8 +167,8 @@ final class JdbcRecordTable {
 	 */
 	boolean insert(IdempotencyRecord record, boolean inTransaction) {
 		try {
-			String sql = inTransaction ? this.insertInTransaction : this.insert;
-			return this.dialect.inserted(this.jdbc.sql(sql).paramSource(parameters(record)), inTransaction);
+			PositionalStatement insert = inTransaction ? this.insertInTransaction : this.insert;
+			return this.dialect.inserted(insert.on(this.jdbc, values(record)), inTransaction);
 		}
 		catch (DuplicateKeyException ex) {
 			return false;
@@ -170,13 +186,12 @@ final class JdbcRecordTable {
 	 * @return what the insert did
 	 */
 	Insertion insertOrRead(IdempotencyRecord record, boolean inTransaction) {
-		String claim = inTransaction ? this.claimInTransaction : this.claim;
+		PositionalStatement claim = inTransaction ? this.claimInTransaction : this.claim;
 		if (claim == null) {
 			return insert(record, inTransaction) ? Insertion.INSERTED
 					: new Insertion(false, readAfterConflict(record.id(), inTransaction));
 		}
-		List<Insertion> found = this.jdbc.sql(claim)
-			.paramSource(parameters(record))
+		List<Insertion> found = claim.on(this.jdbc, values(record))
 			.query((rs, row) -> (rs.getString("workflow") != null)
 					? new Insertion(rs.getBoolean("claimed"), toRecord(rs, row)) : Insertion.NONE)
 			.list();
@@ -321,12 +336,9 @@ final class JdbcRecordTable {
 
 	boolean complete(RecordId id, String owner, @Nullable String response, Duration retention, Fence fence) {
 		Instant now = now();
-		return this.bounded.sql(completion(fence))
-			.param("response", response, Types.VARCHAR)
-			.param("now", now.toEpochMilli())
-			.param("expiresAt", now.plus(retention).toEpochMilli())
-			.params(owned(id, owner))
-			.update() == 1;
+		PositionalStatement completion = (fence == Fence.LEASE) ? this.completeLeased : this.completeInTransaction;
+		return completion.on(this.bounded, id.workflow(), id.key(), owner, new SqlParameterValue(Types.VARCHAR, response),
+				now.toEpochMilli(), now.plus(retention).toEpochMilli()).update() == 1;
 	}
 
 	/**
@@ -455,6 +467,25 @@ final class JdbcRecordTable {
 			.query(JdbcRecordTable::toRecord)
 			.optional()
 			.orElse(null);
+	}
+
+	/**
+	 * The statement, when the dialect has one, made positional over
+	 * {@link #RECORD_PARAMETERS} (bound by {@link #values}).
+	 */
+	private static @Nullable PositionalStatement recordStatement(@Nullable String namedSql) {
+		return (namedSql != null) ? new PositionalStatement(namedSql, RECORD_PARAMETERS) : null;
+	}
+
+	/** A record's values in the order of {@link #RECORD_PARAMETERS}. */
+	private static Object[] values(IdempotencyRecord record) {
+		return new Object[] { record.id().workflow(), record.id().key(), record.status().name(),
+				new SqlParameterValue(Types.VARCHAR, record.fingerprint()), record.owner(), record.attempt(),
+				record.leaseUntil().toEpochMilli(), new SqlParameterValue(Types.VARCHAR, record.recoveryPoint()),
+				new SqlParameterValue(Types.VARCHAR, record.response()),
+				new SqlParameterValue(Types.VARCHAR, record.errorType()),
+				new SqlParameterValue(Types.VARCHAR, record.errorMessage()), record.createdAt().toEpochMilli(),
+				record.updatedAt().toEpochMilli(), record.expiresAt().toEpochMilli() };
 	}
 
 	private static MapSqlParameterSource parameters(IdempotencyRecord record) {
