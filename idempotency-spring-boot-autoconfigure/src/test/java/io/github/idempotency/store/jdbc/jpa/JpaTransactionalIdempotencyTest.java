@@ -30,6 +30,7 @@ import org.springframework.transaction.annotation.EnableTransactionManagement;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * {@code @Transactional @Idempotent} with Spring Data JPA on PostgreSQL: the record and the
@@ -111,6 +112,13 @@ class JpaTransactionalIdempotencyTest {
 			assertThat(this.store.find(new RecordId("jpa-payment", this.prefix + "-1"))).isEmpty();
 			assertThat(this.payments.pay(this.prefix + "-1", 5)).isNotNull();
 			assertThat(this.payments.payments(this.prefix)).isOne();
+		}
+
+		@Test
+		void aReadOnlyTransactionRefusesTheClaim() {
+			assertThatIllegalStateException().isThrownBy(() -> this.payments.lookUp(this.prefix + "-1"))
+				.withMessageContaining("read-only transaction");
+			assertThat(this.store.find(new RecordId("jpa-lookup", this.prefix + "-1"))).isEmpty();
 		}
 
 		@Test

@@ -48,6 +48,12 @@ public class PaymentService {
 	}
 
 	@Transactional(readOnly = true)
+	@Idempotent(key = "#key", workflow = "jpa-lookup")
+	public long lookUp(String key) {
+		return payments(key);
+	}
+
+	@Transactional(readOnly = true)
 	public long payments(String keyPrefix) {
 		return this.entityManager
 			.createQuery("select count(p) from Payment p where p.paymentKey like :prefix", Long.class)
