@@ -53,7 +53,7 @@ import org.springframework.web.context.request.ServletRequestAttributes;
  * one, scoped by the caller's identity when a principal expression is set;</li>
  * <li>the request's method, path and body are fingerprinted unless the annotation names a
  * payload;</li>
- * <li>what is stored is a {@link StoredResponse}: the status, the allow-listed headers and
+ * <li>what is stored is a {@code StoredResponse}: the status, the allow-listed headers and
  * the body of a {@code ResponseEntity}, or a plain body with its {@code @ResponseStatus};
  * a replay answers with the same and marks itself with the {@code Idempotent-Replayed}
  * header;</li>

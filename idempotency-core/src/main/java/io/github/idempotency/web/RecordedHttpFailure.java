@@ -17,7 +17,7 @@ import org.springframework.web.bind.annotation.ResponseStatus;
  * still gets the original exception; a duplicate gets an
  * {@link IdempotentFailureReplayedException} that {@link #statusOf} reads back.
  */
-public final class RecordedHttpFailure extends RuntimeException {
+final class RecordedHttpFailure extends RuntimeException {
 
 	private static final Pattern MESSAGE = Pattern.compile("HTTP (\\d{3}) from ([^:\\s]+)(?:: (.*))?", Pattern.DOTALL);
 

@@ -14,6 +14,6 @@ import org.jspecify.annotations.Nullable;
  * @param headers the stored headers (only those on the allow-list)
  * @param body the body, or {@code null}
  */
-public record StoredResponse<T>(int status, Map<String, List<String>> headers, @Nullable T body) {
+record StoredResponse<T>(int status, Map<String, List<String>> headers, @Nullable T body) {
 
 }
