@@ -24,7 +24,7 @@ final class PositionalStatement {
 
 	/**
 	 * @param namedSql the statement with named parameters
-	 * @param names every name it may use; {@link #bind} takes the values in this order
+	 * @param names every name it may use; {@link #on} takes the values in this order
 	 * @throws org.springframework.dao.InvalidDataAccessApiUsageException when the
 	 * statement uses a name not in {@code names}
 	 */
