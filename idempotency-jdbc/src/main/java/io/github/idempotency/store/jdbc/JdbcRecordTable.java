@@ -95,6 +95,8 @@ final class JdbcRecordTable {
 
 	private final @Nullable PositionalStatement claimInTransaction;
 
+	private final PositionalStatement takeOver;
+
 	private final PositionalStatement completeLeased;
 
 	private final PositionalStatement completeInTransaction;
@@ -120,6 +122,11 @@ final class JdbcRecordTable {
 				RECORD_PARAMETERS);
 		this.claim = recordStatement(dialect.claim(table, lockTimeout));
 		this.claimInTransaction = recordStatement(dialect.claimInTransaction(table, lockTimeout));
+		this.takeOver = new PositionalStatement("UPDATE " + table + " SET status = :status, fingerprint = :fingerprint, "
+				+ "owner = :owner, attempt = :attempt, lease_until = :leaseUntil, recovery_point = :recoveryPoint, "
+				+ "response = NULL, error_type = NULL, error_message = NULL, created_at = :createdAt, "
+				+ "updated_at = :updatedAt, expires_at = :expiresAt WHERE workflow = :workflow AND idempotency_key = :key",
+				RECORD_PARAMETERS);
 		this.completeLeased = new PositionalStatement(completion(Fence.LEASE), COMPLETION_PARAMETERS);
 		this.completeInTransaction = new PositionalStatement(completion(Fence.TRANSACTION), COMPLETION_PARAMETERS);
 		this.claimAll = dialect.claimAll(table, lockTimeout);
@@ -286,9 +293,9 @@ final class JdbcRecordTable {
 	boolean insertAll(List<IdempotencyRecord> records) {
 		MapSqlParameterSource parameters = new MapSqlParameterSource();
 		for (int i = 0; i < records.size(); i++) {
-			MapSqlParameterSource row = parameters(records.get(i));
-			for (String name : row.getParameterNames()) {
-				parameters.addValue(name + i, row.getValue(name), row.getSqlType(name));
+			Object[] values = values(records.get(i));
+			for (int j = 0; j < values.length; j++) {
+				parameters.addValue(RECORD_PARAMETERS.get(j) + i, values[j]);
 			}
 		}
 		try {
@@ -326,12 +333,7 @@ final class JdbcRecordTable {
 	 * Overwrites a locked row with a takeover of it.
 	 */
 	void takeOver(IdempotencyRecord record) {
-		this.jdbc.sql("UPDATE " + this.table + " SET status = :status, fingerprint = :fingerprint, owner = :owner, "
-				+ "attempt = :attempt, lease_until = :leaseUntil, recovery_point = :recoveryPoint, response = NULL, "
-				+ "error_type = NULL, error_message = NULL, created_at = :createdAt, updated_at = :updatedAt, "
-				+ "expires_at = :expiresAt WHERE workflow = :workflow AND idempotency_key = :key")
-			.paramSource(parameters(record))
-			.update();
+		this.takeOver.on(this.jdbc, values(record)).update();
 	}
 
 	boolean complete(RecordId id, String owner, @Nullable String response, Duration retention, Fence fence) {
@@ -486,23 +488,6 @@ final class JdbcRecordTable {
 				new SqlParameterValue(Types.VARCHAR, record.errorType()),
 				new SqlParameterValue(Types.VARCHAR, record.errorMessage()), record.createdAt().toEpochMilli(),
 				record.updatedAt().toEpochMilli(), record.expiresAt().toEpochMilli() };
-	}
-
-	private static MapSqlParameterSource parameters(IdempotencyRecord record) {
-		return new MapSqlParameterSource().addValue("workflow", record.id().workflow())
-			.addValue("key", record.id().key())
-			.addValue("status", record.status().name())
-			.addValue("fingerprint", record.fingerprint(), Types.VARCHAR)
-			.addValue("owner", record.owner())
-			.addValue("attempt", record.attempt())
-			.addValue("leaseUntil", record.leaseUntil().toEpochMilli())
-			.addValue("recoveryPoint", record.recoveryPoint(), Types.VARCHAR)
-			.addValue("response", record.response(), Types.VARCHAR)
-			.addValue("errorType", record.errorType(), Types.VARCHAR)
-			.addValue("errorMessage", record.errorMessage(), Types.VARCHAR)
-			.addValue("createdAt", record.createdAt().toEpochMilli())
-			.addValue("updatedAt", record.updatedAt().toEpochMilli())
-			.addValue("expiresAt", record.expiresAt().toEpochMilli());
 	}
 
 	private static IdempotencyRecord toRecord(ResultSet rs, int row) throws SQLException {
