@@ -233,6 +233,23 @@ abstract class TransactionBoundaryTests {
 	}
 
 	@Test
+	void insideAReadOnlyTransactionANestedMethodIsRefusedAndARequiresNewMethodClaimsInItsOwn() {
+		// a savepoint stays in the read-only transaction
+		assertThatIllegalStateException()
+			.isThrownBy(() -> inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, true,
+					(status) -> this.payments.nested(key("1"), false)))
+			.withMessageContaining("read-only transaction");
+		assertThat(this.payments.effects(key("1"))).isZero();
+		assertThat(find("nested", "1")).isEmpty();
+		// a new transaction is not read-only: it writes, and its record commits with the writes
+		String first = inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, true,
+				(status) -> this.payments.requiresNew(key("2")));
+		assertThat(this.payments.requiresNew(key("2"))).isEqualTo(first);
+		assertThat(this.payments.effects(key("2"))).isOne();
+		assertThat(record("requires-new", "2").status()).isEqualTo(RecordStatus.COMPLETED);
+	}
+
+	@Test
 	void aReadOnlyMethodWithoutAnActualTransactionIsHeldByItsLease() {
 		String first = this.payments.readOnlySupports(key("1"));
 		assertThat(this.payments.readOnlySupports(key("1"))).isEqualTo(first);
