@@ -206,8 +206,7 @@ final class BatchRun {
 				this.engine.ended(this.workflow, Outcome.MISS);
 				item.state = State.RUN;
 				item.handle = claim.acquiredHandle();
-				item.execution = new Execution(this.engine, this.operation, item.id, item.handle, record.attempt(),
-						record.recoveryPoint());
+				item.execution = new Execution(this.engine, this.operation, item.id, item.handle, record);
 				item.lease = this.engine.register(item.execution, item.handle);
 			}
 			case DUPLICATE -> {

@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.IdempotencyContext;
 import io.github.idempotency.store.ClaimHandle;
+import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.RecordId;
 
 /**
@@ -24,6 +25,8 @@ final class Execution extends IdempotencyContext {
 
 	private final int attempt;
 
+	private final @Nullable String owner;
+
 	private volatile @Nullable String recoveryPoint;
 
 	private volatile boolean leaseLost;
@@ -31,15 +34,17 @@ final class Execution extends IdempotencyContext {
 	/**
 	 * @param claim the claim this run holds, {@code null} for a run the store does not
 	 * protect (fail-open)
+	 * @param claimed the record as the claim left it, {@code null} with no claim
 	 */
 	Execution(IdempotencyEngine engine, IdempotentOperation operation, RecordId id, @Nullable ClaimHandle claim,
-			int attempt, @Nullable String recoveryPoint) {
+			@Nullable IdempotencyRecord claimed) {
 		this.engine = engine;
 		this.operation = operation;
 		this.id = id;
 		this.claim = claim;
-		this.attempt = attempt;
-		this.recoveryPoint = recoveryPoint;
+		this.attempt = (claimed != null) ? claimed.attempt() : 1;
+		this.owner = (claimed != null) ? claimed.owner() : null;
+		this.recoveryPoint = (claimed != null) ? claimed.recoveryPoint() : null;
 	}
 
 	@Nullable IdempotencyContext bind() {
@@ -80,6 +85,14 @@ final class Execution extends IdempotencyContext {
 
 	RecordId id() {
 		return this.id;
+	}
+
+	/**
+	 * The owner of the claim this run holds.
+	 * @return the owner, {@code null} for a run the store does not protect
+	 */
+	@Nullable String owner() {
+		return this.owner;
 	}
 
 	@Nullable ClaimHandle claim() {

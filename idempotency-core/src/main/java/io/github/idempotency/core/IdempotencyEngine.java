@@ -1,6 +1,7 @@
 package io.github.idempotency.core;
 
 import java.lang.reflect.Type;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -8,6 +9,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -31,6 +33,7 @@ import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.RecordStatus;
 
 /**
  * Runs the idempotency protocol against an {@link IdempotencyStore}: claim, then run the
@@ -207,8 +210,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 						logger.info("Taking over " + id + " (attempt " + record.attempt() + ") after its lease ran out");
 					}
 					ended(workflow, Outcome.MISS);
-					Execution execution = new Execution(this, operation, id, claim.acquiredHandle(),
-							record.attempt(), record.recoveryPoint());
+					Execution execution = new Execution(this, operation, id, claim.acquiredHandle(), record);
 					return run(execution, claim.acquiredHandle(), action);
 				}
 				case DUPLICATE -> {
@@ -366,14 +368,20 @@ public final class IdempotencyEngine implements AutoCloseable {
 					settled.completeExceptionally(cause);
 				}
 				else {
-					complete(execution, claim, execution.operation().codec().write(value));
+					String response;
+					try {
+						response = execution.operation().codec().write(value);
+					}
+					catch (RuntimeException ex) {
+						finishAfterFailure(execution, claim, ex);
+						throw ex;
+					}
+					// a result that cannot be stored leaves the record in progress: released, it would run again
+					complete(execution, claim, response);
 					settled.complete(value);
 				}
 			}
 			catch (RuntimeException ex) {
-				if (cause == null) {
-					finishAfterFailure(execution, claim, ex);
-				}
 				settled.completeExceptionally(ex);
 			}
 			finally {
@@ -391,21 +399,14 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	void complete(Execution execution, ClaimHandle claim, @Nullable String response) {
 		boolean completed;
-		Observation step = this.observations.step(StoreOperation.COMPLETE);
-		long start = System.nanoTime();
 		try {
-			completed = claim.complete(response);
-			this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, true);
+			completed = storeResults(execution.id().toString(), execution.operation(),
+					(attempt) -> claim.complete(response) || (attempt > 1 && isStoredEarlier(execution)));
 		}
 		catch (RuntimeException ex) {
-			this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, false);
-			step.error(ex);
 			throw new IdempotencyStoreException("The result of " + execution.id()
 					+ " could not be stored; the operation ran and its record stays in progress until its lease runs out",
 					ex);
-		}
-		finally {
-			step.stop();
 		}
 		if (!completed) {
 			throw leaseLost(execution, "its result was not stored");
@@ -421,21 +422,26 @@ public final class IdempotencyEngine implements AutoCloseable {
 	@Nullable RuntimeException[] completeAll(List<Execution> executions, List<ClaimHandle> claims,
 			List<@Nullable String> responses) {
 		List<Boolean> completed;
-		Observation step = this.observations.step(StoreOperation.COMPLETE);
-		long start = System.nanoTime();
 		try {
-			completed = this.store.completeAll(claims, responses);
-			this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, true);
+			completed = storeResults(executions.size() + " operation(s) of '" + executions.get(0).workflow() + "'",
+					executions.get(0).operation(), (attempt) -> {
+						List<Boolean> stored = this.store.completeAll(claims, responses);
+						if (attempt == 1) {
+							return stored;
+						}
+						List<Boolean> checked = new ArrayList<>(stored);
+						for (int i = 0; i < checked.size(); i++) {
+							if (!checked.get(i) && isStoredEarlier(executions.get(i))) {
+								checked.set(i, true);
+							}
+						}
+						return checked;
+					});
 		}
 		catch (RuntimeException ex) {
-			this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, false);
-			step.error(ex);
 			throw new IdempotencyStoreException("The results of " + executions.size() + " operation(s) of '"
 					+ executions.get(0).workflow() + "' could not all be stored; the operations ran and the records "
 					+ "not stored stay in progress until their leases run out", ex);
-		}
-		finally {
-			step.stop();
 		}
 		@Nullable RuntimeException[] failures = new RuntimeException[executions.size()];
 		for (int i = 0; i < failures.length; i++) {
@@ -444,6 +450,66 @@ public final class IdempotencyEngine implements AutoCloseable {
 			}
 		}
 		return failures;
+	}
+
+	/**
+	 * Stores the results of operations that ran (one {@code complete} step per attempt).
+	 * Outside a transaction a store error is retried with backoff for up to the lease: the
+	 * operation's effects are done, and a record left in progress would be taken over and
+	 * run again once its lease runs out. Each attempt is fenced like the first: it answers
+	 * {@code false} rather than overwrite a run that took the record over; a record that
+	 * an earlier attempt completed (only its answer was lost, or a batch failed halfway)
+	 * counts as stored ({@code completion} is told the attempt, from 1). Inside a transaction, for an
+	 * asynchronous result (settled on a thread that is not the engine's to block) and for a
+	 * store that refuses the call, the error is thrown at once: a transaction rolls the
+	 * operation's writes back with the claim.
+	 */
+	private <T> T storeResults(String what, IdempotentOperation operation, IntFunction<T> completion) {
+		long deadline = 0;
+		long backoff = FIRST_BACKOFF;
+		for (int attempt = 1;; attempt++) {
+			Observation step = this.observations.step(StoreOperation.COMPLETE);
+			long start = System.nanoTime();
+			try {
+				T completed = completion.apply(attempt);
+				this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, true);
+				if (attempt > 1) {
+					logger.info("Stored the result of " + what + " on attempt " + attempt);
+				}
+				return completed;
+			}
+			catch (RuntimeException ex) {
+				this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, false);
+				step.error(ex);
+				if (isRefusal(ex) || operation.async() != null || Transactions.isActive()) {
+					throw ex;
+				}
+				if (attempt == 1) {
+					deadline = System.nanoTime() + operation.leaseTtl().toNanos();
+					logger.warn("Could not store the result of " + what + ": " + ex + "; retrying for up to its lease ("
+							+ operation.leaseTtl() + ")");
+				}
+				long remaining = deadline - System.nanoTime();
+				if (remaining <= 0 || !pause(Math.min(backoff, remaining))) {
+					throw ex;
+				}
+				backoff = Math.min(backoff * 2, MAX_BACKOFF);
+			}
+			finally {
+				step.stop();
+			}
+		}
+	}
+
+	/**
+	 * Whether an earlier attempt stored the result of {@code execution}: its record
+	 * completed under this run's owner, which no other run has.
+	 */
+	private boolean isStoredEarlier(Execution execution) {
+		String owner = execution.owner();
+		return owner != null && this.store.find(execution.id())
+			.filter((record) -> record.status() == RecordStatus.COMPLETED && owner.equals(record.owner()))
+			.isPresent();
 	}
 
 	void finishAfterFailure(Execution execution, ClaimHandle claim, Throwable failure) {
@@ -511,7 +577,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 		logger.warn("The idempotency store could not claim " + id
 				+ "; running the operation unprotected (idempotency.store-unavailable=fail-open): " + ex);
-		Execution execution = new Execution(this, operation, id, null, 1, null);
+		Execution execution = new Execution(this, operation, id, null, null);
 		IdempotencyContext previous = execution.bind();
 		try {
 			return action.proceed();

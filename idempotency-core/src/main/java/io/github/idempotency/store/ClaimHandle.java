@@ -17,6 +17,12 @@ public interface ClaimHandle {
 
 	/**
 	 * Marks the record {@code COMPLETED} with its response, kept for the retention.
+	 * <p>
+	 * Outside a transaction the engine calls it again when it throws (the operation ran),
+	 * for up to the lease, also after an attempt that did complete the record and only lost
+	 * its answer: that call answers {@code false} like any step on a record that is no
+	 * longer {@code IN_PROGRESS}, and the engine then reads the record ({@code find}) to
+	 * tell it from a takeover by the owner, which a completed record keeps.
 	 * @param response the serialized result, {@code null} for {@code void}
 	 * @return {@code false} when the claim is no longer this run's
 	 */

@@ -48,6 +48,7 @@ import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 import io.github.idempotency.testsupport.CountingIdempotencyStore;
 import io.github.idempotency.testsupport.UnreachableIdempotencyStore;
 import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -535,6 +536,105 @@ class IdempotencyEngineTest {
 					.withMessage("cannot claim in a read-only transaction");
 			}
 			assertThat(IdempotencyEngineTest.this.runs).hasValue(0);
+		}
+
+	}
+
+	/**
+	 * A store error when the result is stored: the operation ran, so a record left in
+	 * progress would be taken over and run again once its lease runs out.
+	 */
+	@Nested
+	class ResultNotStored {
+
+		private final CountingIdempotencyStore store = IdempotencyEngineTest.this.store;
+
+		private IdempotentOperation operation(@Nullable Duration leaseTtl) {
+			return IdempotencyEngineTest.this.engine.prepare(new OperationDefinition(WORKFLOW, Receipt.class, true,
+					leaseTtl, null, InProgressPolicy.REJECT, List.of()));
+		}
+
+		@Test
+		void aStoreErrorIsRetriedUntilTheResultIsStoredSoTheRedeliveryIsADuplicate() throws Throwable {
+			this.store.failCompletions(3);
+			IdempotentOperation operation = operation(null);
+			assertThat(charge(operation, "k1", "p")).isEqualTo(new Receipt("r-1", 42));
+			assertThat(this.store.calls("complete")).isEqualTo(4);
+			assertThat(IdempotencyEngineTest.this.registry.timer(IdempotencyMeters.STORE, "backend", "memory",
+					"operation", "complete", "result", "error").count()).isEqualTo(3);
+			assertThat(this.store.find(new RecordId(WORKFLOW, "k1")).orElseThrow().status())
+				.isEqualTo(RecordStatus.COMPLETED);
+			// the lease long over: the redelivery is answered, not run again
+			IdempotencyEngineTest.this.clock.advance(Duration.ofMinutes(5));
+			assertThat(charge(operation, "k1", "p")).isEqualTo(new Receipt("r-1", 42));
+			assertThat(IdempotencyEngineTest.this.runs).hasValue(1);
+		}
+
+		@Test
+		void aResultStoredWhoseAnswerWasLostIsNotReportedAsALostLease() throws Throwable {
+			this.store.loseCompletionAnswers(1);
+			assertThat(charge(operation(null), "k1", "p")).isEqualTo(new Receipt("r-1", 42));
+			assertThat(this.store.calls("complete")).isEqualTo(2);
+			assertThat(counter(IdempotencyMeters.LEASE_LOST)).isZero();
+			assertThat(this.store.find(new RecordId(WORKFLOW, "k1")).orElseThrow().response())
+				.isEqualTo("{\"id\":\"r-1\",\"amount\":42}");
+		}
+
+		@Test
+		void retriesEndWithTheLeaseAndTheErrorIsThrown() {
+			this.store.failCompletions(Integer.MAX_VALUE);
+			assertThatExceptionOfType(IdempotencyStoreException.class)
+				.isThrownBy(() -> charge(operation(Duration.ofMillis(50)), "k1", "p"))
+				.withMessageContaining("could not be stored")
+				.havingCause()
+				.withMessage("connection reset");
+			assertThat(this.store.calls("complete")).isGreaterThan(1);
+			assertThat(IdempotencyEngineTest.this.runs).hasValue(1);
+		}
+
+		@Test
+		void insideATransactionTheErrorIsThrownAtOnceToRollTheOperationBack() {
+			this.store.failCompletions(1);
+			TransactionSynchronizationManager.setActualTransactionActive(true);
+			try {
+				assertThatExceptionOfType(IdempotencyStoreException.class)
+					.isThrownBy(() -> charge(operation(null), "k1", "p"));
+			}
+			finally {
+				TransactionSynchronizationManager.setActualTransactionActive(false);
+			}
+			assertThat(this.store.calls("complete")).isOne();
+		}
+
+		@Test
+		void aCompletionTheStoreRefusesIsNotRetried() {
+			this.store.failCompletions(1, new IllegalStateException("cannot complete in a read-only transaction"));
+			assertThatExceptionOfType(IdempotencyStoreException.class)
+				.isThrownBy(() -> charge(operation(null), "k1", "p"))
+				.havingCause()
+				.withMessage("cannot complete in a read-only transaction");
+			assertThat(this.store.calls("complete")).isOne();
+		}
+
+		@Test
+		void anAsynchronousResultNotStoredOnTheThreadThatSettlesItKeepsTheKeyInProgress() throws Throwable {
+			this.store.failCompletions(1);
+			IdempotentOperation operation = IdempotencyEngineTest.this.engine.prepare(new OperationDefinition(WORKFLOW,
+					new ParameterizedTypeReference<CompletableFuture<Receipt>>() {
+					}.getType(), true, null, null, InProgressPolicy.REJECT, List.of()));
+			IdempotencyEngine.Action charge = () -> CompletableFuture
+				.completedFuture(new Receipt("r-" + IdempotencyEngineTest.this.runs.incrementAndGet(), 42));
+			CompletableFuture<?> result = (CompletableFuture<?>) IdempotencyEngineTest.this.engine.execute(operation,
+					"k1", "p", charge);
+			assertThat(result).failsWithin(Duration.ofSeconds(5))
+				.withThrowableOfType(java.util.concurrent.ExecutionException.class)
+				.withCauseInstanceOf(IdempotencyStoreException.class);
+			assertThat(this.store.calls("complete")).isOne();
+			// not released: the redelivery finds it in progress instead of running it again
+			assertThat(this.store.calls("release")).isZero();
+			assertThatExceptionOfType(IdempotencyInProgressException.class)
+				.isThrownBy(() -> IdempotencyEngineTest.this.engine.execute(operation, "k1", "p", charge));
+			assertThat(IdempotencyEngineTest.this.runs).hasValue(1);
 		}
 
 	}

@@ -248,6 +248,32 @@ class IdempotencyTemplateBatchTest {
 	}
 
 	@Test
+	void resultsTheStoreFailsToTakeAreStoredOnARetrySoTheRedeliveryIsAnswered() {
+		this.store.failCompletions(1);
+		assertThat(this.template.executeAll(requests("a", "b"), String.class, this::charge))
+			.containsExactly("receipt-a-1", "receipt-b-2");
+		assertThat(status("a")).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(status("b")).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(this.registry.timer(IdempotencyMeters.STORE, "backend", "memory", "operation", "complete", "result",
+				"error").count()).isEqualTo(1);
+		this.clock.advance(Duration.ofMinutes(5));
+		assertThat(this.template.executeAll(requests("a", "b"), String.class, this::charge))
+			.containsExactly("receipt-a-1", "receipt-b-2");
+		assertThat(this.runs).containsExactly("a", "b");
+	}
+
+	@Test
+	void aBatchCompletionThatFailsHalfwayIsRetriedWithoutReportingTheStoredHalfAsLost() {
+		this.store.loseCompletionAnswers(1);
+		assertThat(this.template.executeAll(requests("a", "b"), String.class, this::charge))
+			.containsExactly("receipt-a-1", "receipt-b-2");
+		assertThat(status("a")).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(status("b")).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(this.registry.counter(IdempotencyMeters.LEASE_LOST, "workflow", WORKFLOW, "backend", "memory")
+			.count()).isZero();
+	}
+
+	@Test
 	void aStoreThatCannotBeReachedRunsNothing() {
 		this.engine.close();
 		this.engine = engine(new UnreachableIdempotencyStore("memory"), EngineSettings.defaults());

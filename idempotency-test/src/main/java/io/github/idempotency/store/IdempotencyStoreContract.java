@@ -122,6 +122,17 @@ public abstract class IdempotencyStoreContract {
 	}
 
 	@Test
+	void aCompletedRecordKeepsTheOwnerThatCompletedIt() {
+		// the engine tells a completion whose answer was lost from a takeover by it
+		claim("k1", "owner-1", null);
+		assertThat(handle("owner-1").complete("1")).isTrue();
+		assertThat(handle("owner-1").complete("1")).as("asked again").isFalse();
+		IdempotencyRecord record = this.store.find(id("k1")).orElseThrow();
+		assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(record.owner()).isEqualTo("owner-1");
+	}
+
+	@Test
 	void voidCompletionStoresNoResponse() {
 		claim("k1", "owner-1", null);
 		assertThat(handle("owner-1").complete(null)).isTrue();

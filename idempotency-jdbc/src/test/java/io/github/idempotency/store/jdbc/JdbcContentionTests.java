@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
@@ -24,6 +25,7 @@ import io.github.idempotency.core.IdempotencyEngine;
 import io.github.idempotency.core.IdempotencyObserver;
 import io.github.idempotency.core.IdempotentOperation;
 import io.github.idempotency.core.OperationDefinition;
+import io.github.idempotency.core.StoreOperation;
 import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimOutcome;
@@ -241,6 +243,57 @@ abstract class JdbcContentionTests {
 			locker.rollback();
 		}
 		assertThat(claim.complete("\"done\"")).isTrue();
+	}
+
+	@Test
+	void aResultWhoseRowAnotherTransactionHoldsPastTheLockTimeoutIsStoredOnARetry() throws Throwable {
+		JdbcIdempotencyStore impatient = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(1),
+				this.clock);
+		CountDownLatch completionFailed = new CountDownLatch(1);
+		IdempotencyObserver observer = new IdempotencyObserver() {
+			@Override
+			public void onStoreCall(StoreOperation operation, long nanos, boolean success) {
+				if (operation == StoreOperation.COMPLETE && !success) {
+					completionFailed.countDown();
+				}
+			}
+		};
+		RecordId id = id("held");
+		AtomicInteger runs = new AtomicInteger();
+		try (IdempotencyEngine engine = new IdempotencyEngine(impatient, JsonMapper.builder().build(),
+				new EngineSettings(LEASE, false, Duration.ofDays(1), InProgressPolicy.REJECT, Duration.ZERO,
+						StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				observer); Connection locker = this.dataSource.getConnection()) {
+			IdempotentOperation operation = engine.prepare(new OperationDefinition(this.prefix, String.class, false,
+					null, null, InProgressPolicy.DEFAULT, List.of()));
+			Object result = engine.execute(operation, id.key(), null, () -> {
+				runs.incrementAndGet();
+				// the row of the claim, committed, locked by another transaction until the completion gave up once
+				locker.setAutoCommit(false);
+				JdbcClient.create(new SingleConnectionDataSource(locker, true))
+					.sql("SELECT status FROM " + TABLE + " WHERE workflow = :workflow AND idempotency_key = :key FOR UPDATE")
+					.param("workflow", id.workflow())
+					.param("key", id.key())
+					.query(String.class)
+					.single();
+				this.executor.execute(() -> {
+					try {
+						completionFailed.await();
+						locker.rollback();
+					}
+					catch (Exception ex) {
+						throw new IllegalStateException(ex);
+					}
+				});
+				return "charged";
+			});
+			assertThat(result).isEqualTo("charged");
+			assertThat(completionFailed.getCount()).isZero();
+			this.clock.advance(LEASE.plusMinutes(1));
+			assertThat(engine.execute(operation, id.key(), null, () -> "charged again")).isEqualTo("charged");
+		}
+		assertThat(runs).hasValue(1);
+		assertThat(this.store.find(id).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
 	}
 
 	private Object inTransaction(RecordId id, IdempotencyEngine.Action body) {

@@ -5,6 +5,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -18,8 +21,10 @@ import io.github.idempotency.IdempotencyStoreException;
 import io.github.idempotency.InProgressPolicy;
 import io.github.idempotency.core.EngineSettings;
 import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.core.IdempotencyObserver;
 import io.github.idempotency.core.IdempotentOperation;
 import io.github.idempotency.core.OperationDefinition;
+import io.github.idempotency.core.StoreOperation;
 import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.metrics.IdempotencyMeters;
 import io.github.idempotency.metrics.MicrometerIdempotencyObserver;
@@ -27,6 +32,7 @@ import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.testsupport.RedisConnections;
 import io.github.idempotency.testsupport.RedisServerProcess;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -45,7 +51,9 @@ class RedisIdempotencyStoreOutageTest {
 
 	private static final Duration RETENTION = Duration.ofHours(1);
 
-	private final RedisServerProcess server = new RedisServerProcess().start();
+	/** Every write on disk before it is answered: what it held before a stop, it holds after the start. */
+	private final RedisServerProcess server = new RedisServerProcess("--appendonly", "yes", "--appendfsync", "always")
+		.start();
 
 	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
@@ -108,6 +116,47 @@ class RedisIdempotencyStoreOutageTest {
 	}
 
 	@Test
+	void aResultNotStoredWhileRedisIsDownIsStoredOnceItIsBackSoTheKeyNeverRunsTwice() throws Throwable {
+		CountDownLatch completionFailed = new CountDownLatch(1);
+		IdempotencyObserver observer = new IdempotencyObserver() {
+			@Override
+			public void onStoreCall(StoreOperation operation, long nanos, boolean success) {
+				if (operation == StoreOperation.COMPLETE && !success) {
+					completionFailed.countDown();
+				}
+			}
+		};
+		ExecutorService restarter = Executors.newSingleThreadExecutor();
+		try (IdempotencyEngine engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
+				new EngineSettings(Duration.ofSeconds(30), false, RETENTION, InProgressPolicy.REJECT, Duration.ZERO,
+						StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				observer)) {
+			Object result = run(engine, "k1", () -> {
+				// the claim is stored; Redis goes away before the result is, and comes back once it was refused
+				this.server.stop();
+				restarter.execute(() -> {
+					try {
+						completionFailed.await();
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+					this.server.start();
+				});
+			});
+			assertThat(result).isEqualTo("ran k1");
+			assertThat(completionFailed.getCount()).isZero();
+			assertThat(run(engine, "k1")).isEqualTo("ran k1");
+		}
+		finally {
+			restarter.shutdownNow();
+			assertThat(restarter.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+		}
+		assertThat(this.runs.get("k1")).hasValue(1);
+		assertThat(this.store.find(id("k1")).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+	}
+
+	@Test
 	void scriptsSurviveAScriptFlush() {
 		ClaimHandle claim = this.store.claim(request("k1", "owner-1")).acquiredHandle();
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
@@ -144,10 +193,16 @@ class RedisIdempotencyStoreOutageTest {
 	}
 
 	private Object run(IdempotencyEngine engine, String key) throws Throwable {
+		return run(engine, key, () -> {
+		});
+	}
+
+	private Object run(IdempotencyEngine engine, String key, Runnable during) throws Throwable {
 		IdempotentOperation operation = engine.prepare(new OperationDefinition("outage", String.class, false, null,
 				null, InProgressPolicy.DEFAULT, List.of()));
 		return engine.execute(operation, key, null, () -> {
 			this.runs.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet();
+			during.run();
 			return "ran " + key;
 		});
 	}
