@@ -424,19 +424,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		List<Boolean> completed;
 		try {
 			completed = storeResults(executions.size() + " operation(s) of '" + executions.get(0).workflow() + "'",
-					executions.get(0).operation(), (attempt) -> {
-						List<Boolean> stored = this.store.completeAll(claims, responses);
-						if (attempt == 1) {
-							return stored;
-						}
-						List<Boolean> checked = new ArrayList<>(stored);
-						for (int i = 0; i < checked.size(); i++) {
-							if (!checked.get(i) && isStoredEarlier(executions.get(i))) {
-								checked.set(i, true);
-							}
-						}
-						return checked;
-					});
+					executions.get(0).operation(), (attempt) -> completeAll(executions, claims, responses, attempt));
 		}
 		catch (RuntimeException ex) {
 			throw new IdempotencyStoreException("The results of " + executions.size() + " operation(s) of '"
@@ -452,6 +440,21 @@ public final class IdempotencyEngine implements AutoCloseable {
 		return failures;
 	}
 
+	private List<Boolean> completeAll(List<Execution> executions, List<ClaimHandle> claims,
+			List<@Nullable String> responses, int attempt) {
+		List<Boolean> completed = this.store.completeAll(claims, responses);
+		if (attempt == 1) {
+			return completed;
+		}
+		List<Boolean> checked = new ArrayList<>(completed);
+		for (int i = 0; i < checked.size(); i++) {
+			if (!checked.get(i) && isStoredEarlier(executions.get(i))) {
+				checked.set(i, true);
+			}
+		}
+		return checked;
+	}
+
 	/**
 	 * Stores the results of operations that ran (one {@code complete} step per attempt).
 	 * Outside a transaction a store error is retried with backoff for up to the lease: the
@@ -459,10 +462,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * run again once its lease runs out. Each attempt is fenced like the first: it answers
 	 * {@code false} rather than overwrite a run that took the record over; a record that
 	 * an earlier attempt completed (only its answer was lost, or a batch failed halfway)
-	 * counts as stored ({@code completion} is told the attempt, from 1). Inside a transaction, for an
-	 * asynchronous result (settled on a thread that is not the engine's to block) and for a
-	 * store that refuses the call, the error is thrown at once: a transaction rolls the
-	 * operation's writes back with the claim.
+	 * counts as stored ({@code completion} is told the attempt, from 1). Inside a
+	 * transaction, for an asynchronous result (settled on a thread that is not the
+	 * engine's to block) and for a store that refuses the call, the error is thrown at
+	 * once: a transaction rolls the operation's writes back with the claim.
 	 */
 	private <T> T storeResults(String what, IdempotentOperation operation, IntFunction<T> completion) {
 		long deadline = 0;
