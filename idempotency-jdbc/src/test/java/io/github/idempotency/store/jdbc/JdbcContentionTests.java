@@ -1,6 +1,7 @@
 package io.github.idempotency.store.jdbc;
 
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -34,6 +35,7 @@ import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
+import io.github.idempotency.testsupport.FailedStoreCall;
 import io.github.idempotency.testsupport.TestDatabases;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -231,13 +233,7 @@ abstract class JdbcContentionTests {
 		RecordId id = id("locked");
 		ClaimHandle claim = impatient.claim(request(id, "owner", LEASE)).acquiredHandle();
 		try (Connection locker = this.dataSource.getConnection()) {
-			locker.setAutoCommit(false);
-			JdbcClient.create(new SingleConnectionDataSource(locker, true))
-				.sql("SELECT status FROM " + TABLE + " WHERE workflow = :workflow AND idempotency_key = :key FOR UPDATE")
-				.param("workflow", id.workflow())
-				.param("key", id.key())
-				.query(String.class)
-				.single();
+			lockRow(locker, id);
 			assertTimeoutPreemptively(Duration.ofSeconds(20),
 					() -> assertThatRuntimeException().isThrownBy(claim::renew));
 			locker.rollback();
@@ -249,33 +245,19 @@ abstract class JdbcContentionTests {
 	void aResultWhoseRowAnotherTransactionHoldsPastTheLockTimeoutIsStoredOnARetry() throws Throwable {
 		JdbcIdempotencyStore impatient = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(1),
 				this.clock);
-		CountDownLatch completionFailed = new CountDownLatch(1);
-		IdempotencyObserver observer = new IdempotencyObserver() {
-			@Override
-			public void onStoreCall(StoreOperation operation, long nanos, boolean success) {
-				if (operation == StoreOperation.COMPLETE && !success) {
-					completionFailed.countDown();
-				}
-			}
-		};
+		FailedStoreCall completionFailed = new FailedStoreCall(StoreOperation.COMPLETE);
 		RecordId id = id("held");
 		AtomicInteger runs = new AtomicInteger();
 		try (IdempotencyEngine engine = new IdempotencyEngine(impatient, JsonMapper.builder().build(),
 				new EngineSettings(LEASE, false, Duration.ofDays(1), InProgressPolicy.REJECT, Duration.ZERO,
 						StoreUnavailablePolicy.FAIL_CLOSED, 255),
-				observer); Connection locker = this.dataSource.getConnection()) {
+				completionFailed); Connection locker = this.dataSource.getConnection()) {
 			IdempotentOperation operation = engine.prepare(new OperationDefinition(this.prefix, String.class, false,
 					null, null, InProgressPolicy.DEFAULT, List.of()));
 			Object result = engine.execute(operation, id.key(), null, () -> {
 				runs.incrementAndGet();
 				// the row of the claim, committed, locked by another transaction until the completion gave up once
-				locker.setAutoCommit(false);
-				JdbcClient.create(new SingleConnectionDataSource(locker, true))
-					.sql("SELECT status FROM " + TABLE + " WHERE workflow = :workflow AND idempotency_key = :key FOR UPDATE")
-					.param("workflow", id.workflow())
-					.param("key", id.key())
-					.query(String.class)
-					.single();
+				lockRow(locker, id);
 				this.executor.execute(() -> {
 					try {
 						completionFailed.await();
@@ -288,12 +270,25 @@ abstract class JdbcContentionTests {
 				return "charged";
 			});
 			assertThat(result).isEqualTo("charged");
-			assertThat(completionFailed.getCount()).isZero();
+			assertThat(completionFailed.happened()).isTrue();
 			this.clock.advance(LEASE.plusMinutes(1));
 			assertThat(engine.execute(operation, id.key(), null, () -> "charged again")).isEqualTo("charged");
 		}
 		assertThat(runs).hasValue(1);
 		assertThat(this.store.find(id).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+	}
+
+	/**
+	 * Locks the row of {@code id} in a transaction of {@code locker}, left open.
+	 */
+	private static void lockRow(Connection locker, RecordId id) throws SQLException {
+		locker.setAutoCommit(false);
+		JdbcClient.create(new SingleConnectionDataSource(locker, true))
+			.sql("SELECT status FROM " + TABLE + " WHERE workflow = :workflow AND idempotency_key = :key FOR UPDATE")
+			.param("workflow", id.workflow())
+			.param("key", id.key())
+			.query(String.class)
+			.single();
 	}
 
 	private Object inTransaction(RecordId id, IdempotencyEngine.Action body) {
