@@ -128,6 +128,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 				"'keyPrefix' must not contain braces: they would move the cluster hash tag");
 		this.connectionFactory = connectionFactory;
 		this.redis = new StringRedisTemplate(connectionFactory);
+		// the store's own callbacks never close the connection: no guarding proxy per call
+		this.redis.setExposeConnection(true);
 		this.batchTimeout = (connectionFactory instanceof LettuceConnectionFactory lettuce)
 				? Duration.ofMillis(lettuce.getTimeout()) : Duration.ofMinutes(1);
 		this.keyPrefix = keyPrefix;
@@ -221,7 +223,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		for (int i = 0; i < handles.size(); i++) {
 			ClaimRequest request = ((RedisClaim) handles.get(i)).request;
 			calls.add(new SlotGroupedScript.Call(key(request.id()),
-					finishArguments(request.owner(), request.retention(), completed(now, request, responses.get(i)))));
+					finishArguments(request, RecordStatus.COMPLETED, responses.get(i))));
 		}
 		AtomicReference<@Nullable Object> acknowledged = new AtomicReference<>();
 		SlotGroupedScript.Replies replies = FINISH_ALL.run(this.connectionFactory, List.of(String.valueOf(now)), calls,
@@ -307,11 +309,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return this.keyPrefix + ":{" + id.workflow().length() + ":" + id.workflow() + ":" + id.key() + "}";
 	}
 
-	private boolean finish(RecordId id, String owner, long now, Duration retention, List<String> fields) {
+	private boolean finish(ClaimRequest request, RecordStatus status, @Nullable String... values) {
+		RecordId id = request.id();
 		List<String> keys = List.of(key(id));
-		List<String> args = new ArrayList<>(fields.size() + 4);
-		args.add(String.valueOf(now));
-		args.addAll(finishArguments(owner, retention, fields));
+		List<String> args = new ArrayList<>(7);
+		args.add(String.valueOf(now()));
+		args.addAll(finishArguments(request, status, values));
 		if (this.waitReplicas == 0) {
 			return isFinished(this.redis.execute(FINISH, keys, args.toArray()));
 		}
@@ -330,12 +333,24 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return Boolean.TRUE.equals(finished);
 	}
 
-	private static List<String> finishArguments(String owner, Duration retention, List<String> fields) {
-		List<String> args = new ArrayList<>(fields.size() + 3);
-		args.add(owner);
-		args.add(String.valueOf(retention.toMillis()));
-		args.add(String.valueOf(fields.size()));
-		args.addAll(fields);
+	/**
+	 * The arguments of {@code finish.lua} for one record: owner, retention, status, and the
+	 * values given up to the first {@code null} (a response; an error type and message).
+	 */
+	private static List<String> finishArguments(ClaimRequest request, RecordStatus status,
+			@Nullable String... values) {
+		int count = 0;
+		while (count < values.length && values[count] != null) {
+			count++;
+		}
+		List<String> args = new ArrayList<>(4 + count);
+		args.add(request.owner());
+		args.add(String.valueOf(request.retention().toMillis()));
+		args.add(status.name());
+		args.add(String.valueOf(count));
+		for (int i = 0; i < count; i++) {
+			args.add(values[i]);
+		}
 		return args;
 	}
 
@@ -377,26 +392,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 			logger.warn("Only " + acknowledged + " of " + this.waitReplicas + " Redis replicas acknowledged " + what
 					+ " within " + this.waitTimeout + "; a failover now could lose it");
 		}
-	}
-
-	private List<String> finished(RecordStatus status, long now, Duration retention) {
-		List<String> fields = new ArrayList<>(10);
-		fields.add("status");
-		fields.add(status.name());
-		fields.add("updated_at");
-		fields.add(String.valueOf(now));
-		fields.add("expires_at");
-		fields.add(String.valueOf(now + retention.toMillis()));
-		return fields;
-	}
-
-	private List<String> completed(long now, ClaimRequest request, @Nullable String response) {
-		List<String> fields = finished(RecordStatus.COMPLETED, now, request.retention());
-		if (response != null) {
-			fields.add("response");
-			fields.add(response);
-		}
-		return fields;
 	}
 
 	private long now() {
@@ -482,22 +477,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 		@Override
 		public boolean complete(@Nullable String response) {
-			long now = now();
-			return finish(this.request.id(), this.request.owner(), now, this.request.retention(),
-					completed(now, this.request, response));
+			return finish(this.request, RecordStatus.COMPLETED, response);
 		}
 
 		@Override
 		public boolean fail(Throwable failure) {
-			long now = now();
-			List<String> fields = finished(RecordStatus.FAILED, now, this.request.retention());
-			fields.add("error_type");
-			fields.add(failure.getClass().getName());
-			if (failure.getMessage() != null) {
-				fields.add("error_message");
-				fields.add(failure.getMessage());
-			}
-			return finish(this.request.id(), this.request.owner(), now, this.request.retention(), fields);
+			return finish(this.request, RecordStatus.FAILED, failure.getClass().getName(), failure.getMessage());
 		}
 
 		@Override
