@@ -28,6 +28,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import org.jspecify.annotations.Nullable;
+import org.testcontainers.containers.BindMode;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.utility.DockerImageName;
 
@@ -103,6 +104,25 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * @return {@code host:port} of each master, comma-separated
 	 */
 	public static String startCluster() {
+		return nodes(startClusterMasters());
+	}
+
+	/**
+	 * The {@code host:port} of servers, comma-separated.
+	 * @param servers the servers
+	 * @return their addresses
+	 */
+	public static String nodes(List<RedisServerProcess> servers) {
+		return servers.stream().map((server) -> "127.0.0.1:" + server.port).collect(Collectors.joining(","));
+	}
+
+	/**
+	 * Starts a cluster as {@link #startCluster()} does, for a test that stops and starts
+	 * its masters: a master started again rejoins with its slots (its cluster configuration
+	 * file is kept in its directory), without the data it held.
+	 * @return the masters, in the order of their slots
+	 */
+	public static List<RedisServerProcess> startClusterMasters() {
 		// a master that joins reports ok only after the node timeout: keep it short
 		List<RedisServerProcess> masters = Stream
 			.generate(() -> new RedisServerProcess("--cluster-enabled", "yes", "--cluster-node-timeout", "2000"))
@@ -137,7 +157,7 @@ public final class RedisServerProcess implements AutoCloseable {
 			connections.forEach(StatefulRedisConnection::close);
 			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
 		}
-		return masters.stream().map((master) -> "127.0.0.1:" + master.port).collect(Collectors.joining(","));
+		return masters;
 	}
 
 	public int port() {
@@ -156,8 +176,9 @@ public final class RedisServerProcess implements AutoCloseable {
 		List<String> command = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(this.port), "--bind",
 				"127.0.0.1", "--save", "", "--appendonly", "no"));
 		command.addAll(this.options);
+		// its files (a cluster's configuration, an append-only file) outlive a stop
+		command.addAll(List.of("--dir", this.directory.toString()));
 		if (fromPath) {
-			command.addAll(List.of("--dir", this.directory.toString()));
 			try {
 				this.process = new ProcessBuilder(command).redirectErrorStream(true)
 					.redirectOutput(this.directory.resolve("redis.log").toFile())
@@ -168,7 +189,10 @@ public final class RedisServerProcess implements AutoCloseable {
 			}
 		}
 		else {
+			// the image's redis user writes in the directory, bound at the same path
+			this.directory.toFile().setWritable(true, false);
 			this.container = new GenericContainer<>(IMAGE).withNetworkMode("host")
+				.withFileSystemBind(this.directory.toString(), this.directory.toString(), BindMode.READ_WRITE)
 				.withCommand(command.toArray(String[]::new));
 			this.container.start();
 		}
