@@ -5,7 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -65,6 +66,13 @@ public final class IdempotencyEngine implements AutoCloseable {
 	private final Fingerprints fingerprints;
 
 	private final LeaseRenewer renewer;
+
+	/** Where the results of asynchronous runs are retried, off the threads that settled them. */
+	private final ExecutorService retries = Executors.newCachedThreadPool((task) -> {
+		Thread thread = new Thread(task, "idempotency-result-retry");
+		thread.setDaemon(true);
+		return thread;
+	});
 
 	private final String instanceId = UUID.randomUUID().toString();
 
@@ -316,6 +324,15 @@ public final class IdempotencyEngine implements AutoCloseable {
 	@Override
 	public void close() {
 		this.renewer.close();
+		this.retries.shutdownNow();
+	}
+
+	/**
+	 * Runs the retries of a result on a thread of the engine's.
+	 * @throws java.util.concurrent.RejectedExecutionException once the engine is closed
+	 */
+	void retryLater(Runnable retries) {
+		this.retries.execute(retries);
 	}
 
 	private @Nullable Object run(Execution execution, ClaimHandle claim, Action action) throws Throwable {
@@ -356,52 +373,27 @@ public final class IdempotencyEngine implements AutoCloseable {
 					+ "' returned null instead of a result that settles");
 		}
 		CompletableFuture<@Nullable Object> settled = new CompletableFuture<>();
-		Observation observation = this.observations.handOver();
-		async.stage(result).whenComplete((value, failure) -> {
-			cancel(lease);
-			Throwable cause = (failure instanceof CompletionException && failure.getCause() != null)
-					? failure.getCause() : failure;
-			Observation.Scope scope = (observation != null) ? observation.openScope() : null;
-			try {
-				if (cause != null) {
-					finishAfterFailure(execution, claim, cause);
-					settled.completeExceptionally(cause);
-				}
-				else {
-					String response;
-					try {
-						response = execution.operation().codec().write(value);
-					}
-					catch (RuntimeException ex) {
-						finishAfterFailure(execution, claim, ex);
-						throw ex;
-					}
-					// a result that cannot be stored leaves the record in progress: released, it would run again
-					complete(execution, claim, response);
-					settled.complete(value);
-				}
-			}
-			catch (RuntimeException ex) {
-				settled.completeExceptionally(ex);
-			}
-			finally {
-				if (observation != null) {
-					scope.close();
-					if (cause != null) {
-						observation.error(cause);
-					}
-					observation.stop();
-				}
-			}
-		});
+		async.stage(result)
+			.whenComplete(new AsyncSettlement(this, execution, claim, lease, settled, this.observations.handOver()));
 		return async.of(settled);
 	}
 
 	void complete(Execution execution, ClaimHandle claim, @Nullable String response) {
+		complete(execution, claim, response, true, false);
+	}
+
+	/**
+	 * Stores the result of a run (see {@link #storeResults}).
+	 * @param retry whether to retry a store error here (not on a thread the engine must not
+	 * block)
+	 * @param retried whether an earlier attempt threw
+	 */
+	void complete(Execution execution, ClaimHandle claim, @Nullable String response, boolean retry,
+			boolean retried) {
 		boolean completed;
 		try {
-			completed = storeResults(execution.id().toString(), execution.operation(),
-					(attempt) -> claim.complete(response) || (attempt > 1 && isStoredEarlier(execution)));
+			completed = storeResults(execution.id().toString(), execution.operation(), retry,
+					(attempt) -> claim.complete(response) || ((retried || attempt > 1) && isStoredEarlier(execution)));
 		}
 		catch (RuntimeException ex) {
 			throw new IdempotencyStoreException("The result of " + execution.id()
@@ -424,7 +416,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		List<Boolean> completed;
 		try {
 			completed = storeResults(executions.size() + " operation(s) of '" + executions.get(0).workflow() + "'",
-					executions.get(0).operation(), (attempt) -> completeAll(executions, claims, responses, attempt));
+					executions.get(0).operation(), true, (attempt) -> completeAll(executions, claims, responses, attempt));
 		}
 		catch (RuntimeException ex) {
 			throw new IdempotencyStoreException("The results of " + executions.size() + " operation(s) of '"
@@ -463,11 +455,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * {@code false} rather than overwrite a run that took the record over; a record that
 	 * an earlier attempt completed (only its answer was lost, or a batch failed halfway)
 	 * counts as stored ({@code completion} is told the attempt, from 1). Inside a
-	 * transaction, for an asynchronous result (settled on a thread that is not the
-	 * engine's to block) and for a store that refuses the call, the error is thrown at
-	 * once: a transaction rolls the operation's writes back with the claim.
+	 * transaction, without {@code retry} and for a store that refuses the call, the error
+	 * is thrown at once: a transaction rolls the operation's writes back with the claim.
 	 */
-	private <T> T storeResults(String what, IdempotentOperation operation, IntFunction<T> completion) {
+	private <T> T storeResults(String what, IdempotentOperation operation, boolean retry, IntFunction<T> completion) {
 		long deadline = 0;
 		long backoff = FIRST_BACKOFF;
 		for (int attempt = 1;; attempt++) {
@@ -484,7 +475,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 			catch (RuntimeException ex) {
 				this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, false);
 				step.error(ex);
-				if (isRefusal(ex) || operation.async() != null || Transactions.isActive()) {
+				if (!retry || isRefusal(ex) || Transactions.isActive()) {
 					throw ex;
 				}
 				if (attempt == 1) {

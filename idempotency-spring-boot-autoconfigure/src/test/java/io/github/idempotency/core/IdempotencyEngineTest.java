@@ -54,6 +54,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * The engine's protocol, row by row of the claim-outcome table, on the memory store.
@@ -617,24 +618,45 @@ class IdempotencyEngineTest {
 		}
 
 		@Test
-		void anAsynchronousResultNotStoredOnTheThreadThatSettlesItKeepsTheKeyInProgress() throws Throwable {
-			this.store.failCompletions(1);
-			IdempotentOperation operation = IdempotencyEngineTest.this.engine.prepare(new OperationDefinition(WORKFLOW,
-					new ParameterizedTypeReference<CompletableFuture<Receipt>>() {
-					}.getType(), true, null, null, InProgressPolicy.REJECT, List.of()));
+		void anAsynchronousResultIsRetriedOffTheThreadThatSettledItUntilItIsStored() throws Throwable {
+			this.store.failCompletions(Integer.MAX_VALUE);
+			IdempotentOperation operation = asyncOperation(null);
+			CompletableFuture<Receipt> pending = new CompletableFuture<>();
+			CompletableFuture<?> result = (CompletableFuture<?>) IdempotencyEngineTest.this.engine.execute(operation,
+					"k1", "p", () -> pending);
+			// the thread that settles the result is not held by the retries
+			assertTimeoutPreemptively(Duration.ofSeconds(10), () -> pending.complete(new Receipt("r-1", 42)));
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.store.calls("complete") > 1);
+			assertThat(result).isNotDone();
+			this.store.failCompletions(0);
+			assertThat(result).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(new Receipt("r-1", 42));
+			assertThat(this.store.find(new RecordId(WORKFLOW, "k1")).orElseThrow().status())
+				.isEqualTo(RecordStatus.COMPLETED);
+		}
+
+		@Test
+		void anAsynchronousResultNeverStoredKeepsTheKeyInProgress() throws Throwable {
+			this.store.failCompletions(Integer.MAX_VALUE);
+			IdempotentOperation operation = asyncOperation(Duration.ofMillis(50));
 			IdempotencyEngine.Action charge = () -> CompletableFuture
 				.completedFuture(new Receipt("r-" + IdempotencyEngineTest.this.runs.incrementAndGet(), 42));
 			CompletableFuture<?> result = (CompletableFuture<?>) IdempotencyEngineTest.this.engine.execute(operation,
 					"k1", "p", charge);
-			assertThat(result).failsWithin(Duration.ofSeconds(5))
+			assertThat(result).failsWithin(Duration.ofSeconds(10))
 				.withThrowableOfType(java.util.concurrent.ExecutionException.class)
 				.withCauseInstanceOf(IdempotencyStoreException.class);
-			assertThat(this.store.calls("complete")).isOne();
+			assertThat(this.store.calls("complete")).isGreaterThan(1);
 			// not released: the redelivery finds it in progress instead of running it again
 			assertThat(this.store.calls("release")).isZero();
 			assertThatExceptionOfType(IdempotencyInProgressException.class)
 				.isThrownBy(() -> IdempotencyEngineTest.this.engine.execute(operation, "k1", "p", charge));
 			assertThat(IdempotencyEngineTest.this.runs).hasValue(1);
+		}
+
+		private IdempotentOperation asyncOperation(@Nullable Duration leaseTtl) {
+			return IdempotencyEngineTest.this.engine.prepare(new OperationDefinition(WORKFLOW,
+					new ParameterizedTypeReference<CompletableFuture<Receipt>>() {
+					}.getType(), true, leaseTtl, null, InProgressPolicy.REJECT, List.of()));
 		}
 
 	}

@@ -1,0 +1,126 @@
+package io.github.idempotency.core;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+
+import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
+
+import io.github.idempotency.IdempotencyStoreException;
+import io.github.idempotency.store.ClaimHandle;
+
+/**
+ * Finishes the run of an asynchronous operation once its result settles, then settles the
+ * caller's result: the record is completed, failed or released as for a synchronous run,
+ * on the thread that settled the result. That thread is often an event loop, so a
+ * completion the store fails is not retried on it: the retries run on a thread of the
+ * engine's, and the caller's result settles once they end.
+ */
+final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Throwable> {
+
+	private final IdempotencyEngine engine;
+
+	private final Execution execution;
+
+	private final ClaimHandle claim;
+
+	private final LeaseRenewer.@Nullable Lease lease;
+
+	private final CompletableFuture<@Nullable Object> settled;
+
+	private final @Nullable Observation observation;
+
+	AsyncSettlement(IdempotencyEngine engine, Execution execution, ClaimHandle claim, LeaseRenewer.@Nullable Lease lease,
+			CompletableFuture<@Nullable Object> settled, @Nullable Observation observation) {
+		this.engine = engine;
+		this.execution = execution;
+		this.claim = claim;
+		this.lease = lease;
+		this.settled = settled;
+		this.observation = observation;
+	}
+
+	@Override
+	public void accept(@Nullable Object value, @Nullable Throwable failure) {
+		this.engine.cancel(this.lease);
+		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+				: failure;
+		if (cause != null) {
+			inScope(() -> {
+				this.engine.finishAfterFailure(this.execution, this.claim, cause);
+				return null;
+			});
+			if (this.observation != null) {
+				this.observation.error(cause);
+			}
+			settle(null, cause);
+			return;
+		}
+		String response;
+		try {
+			response = this.execution.operation().codec().write(value);
+		}
+		catch (RuntimeException ex) {
+			inScope(() -> {
+				this.engine.finishAfterFailure(this.execution, this.claim, ex);
+				return null;
+			});
+			settle(null, ex);
+			return;
+		}
+		// a result that is not stored leaves the record in progress: released, it would run again
+		RuntimeException notStored = inScope(() -> complete(response, false));
+		if (notStored == null || !isRetryable(notStored)) {
+			settle(value, notStored);
+			return;
+		}
+		try {
+			this.engine.retryLater(() -> settle(value, inScope(() -> complete(response, true))));
+		}
+		catch (RuntimeException ex) {
+			// the engine is closed
+			notStored.addSuppressed(ex);
+			settle(value, notStored);
+		}
+	}
+
+	private @Nullable RuntimeException complete(@Nullable String response, boolean retry) {
+		try {
+			this.engine.complete(this.execution, this.claim, response, retry, retry);
+			return null;
+		}
+		catch (RuntimeException ex) {
+			return ex;
+		}
+	}
+
+	/** A store error that was not a refusal: the store may take the result a moment later. */
+	private static boolean isRetryable(RuntimeException notStored) {
+		return notStored instanceof IdempotencyStoreException && notStored.getCause() instanceof RuntimeException cause
+				&& !IdempotencyEngine.isRefusal(cause);
+	}
+
+	private <T> T inScope(Supplier<T> step) {
+		if (this.observation == null) {
+			return step.get();
+		}
+		try (Observation.Scope scope = this.observation.openScope()) {
+			return step.get();
+		}
+	}
+
+	private void settle(@Nullable Object value, @Nullable Throwable failure) {
+		if (this.observation != null) {
+			this.observation.stop();
+		}
+		if (failure != null) {
+			this.settled.completeExceptionally(failure);
+		}
+		else {
+			this.settled.complete(value);
+		}
+	}
+
+}
