@@ -1,9 +1,11 @@
 package io.github.idempotency.store.redis;
 
+import java.lang.reflect.Type;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -14,6 +16,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.IdempotencyStoreException;
@@ -34,6 +38,7 @@ import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.testsupport.FailedStoreCall;
 import io.github.idempotency.testsupport.RedisConnections;
 import io.github.idempotency.testsupport.RedisServerProcess;
+import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -114,15 +119,16 @@ class RedisIdempotencyStoreOutageTest {
 		assertThat(this.runs.values()).allSatisfy((count) -> assertThat(count).hasValue(1));
 	}
 
-	@Test
-	void aResultNotStoredWhileRedisIsDownIsStoredOnceItIsBackSoTheKeyNeverRunsTwice() throws Throwable {
+	@ParameterizedTest(name = "asynchronous result: {0}")
+	@ValueSource(booleans = { false, true })
+	void aResultNotStoredWhileRedisIsDownIsStoredOnceItIsBackSoTheKeyNeverRunsTwice(boolean async) throws Throwable {
 		FailedStoreCall completionFailed = new FailedStoreCall(StoreOperation.COMPLETE);
 		ExecutorService restarter = Executors.newSingleThreadExecutor();
 		try (IdempotencyEngine engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
 				new EngineSettings(Duration.ofSeconds(30), false, RETENTION, InProgressPolicy.REJECT, Duration.ZERO,
 						StoreUnavailablePolicy.FAIL_CLOSED, 255),
 				completionFailed)) {
-			Object result = run(engine, "k1", () -> {
+			Object result = run(engine, "k1", async, () -> {
 				// the claim is stored; Redis goes away before the result is, and comes back once it was refused
 				this.server.stop();
 				restarter.execute(() -> {
@@ -137,7 +143,8 @@ class RedisIdempotencyStoreOutageTest {
 			});
 			assertThat(result).isEqualTo("ran k1");
 			assertThat(completionFailed.happened()).isTrue();
-			assertThat(run(engine, "k1")).isEqualTo("ran k1");
+			assertThat(run(engine, "k1", async, () -> {
+			})).isEqualTo("ran k1");
 		}
 		finally {
 			restarter.shutdownNow();
@@ -184,18 +191,25 @@ class RedisIdempotencyStoreOutageTest {
 	}
 
 	private Object run(IdempotencyEngine engine, String key) throws Throwable {
-		return run(engine, key, () -> {
+		return run(engine, key, false, () -> {
 		});
 	}
 
-	private Object run(IdempotencyEngine engine, String key, Runnable during) throws Throwable {
-		IdempotentOperation operation = engine.prepare(new OperationDefinition("outage", String.class, false, null,
+	/**
+	 * Runs the operation of {@code key}, which calls {@code during}; an asynchronous result
+	 * is already settled when the engine gets it, and waited for.
+	 */
+	private Object run(IdempotencyEngine engine, String key, boolean async, Runnable during) throws Throwable {
+		Type resultType = async ? new ParameterizedTypeReference<CompletableFuture<String>>() {
+		}.getType() : String.class;
+		IdempotentOperation operation = engine.prepare(new OperationDefinition("outage", resultType, false, null,
 				null, InProgressPolicy.DEFAULT, List.of()));
-		return engine.execute(operation, key, null, () -> {
+		Object result = engine.execute(operation, key, null, () -> {
 			this.runs.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet();
 			during.run();
-			return "ran " + key;
+			return async ? CompletableFuture.completedFuture("ran " + key) : "ran " + key;
 		});
+		return async ? ((CompletableFuture<?>) result).get(30, TimeUnit.SECONDS) : result;
 	}
 
 	private static String[] concat(String first, List<String> rest) {
