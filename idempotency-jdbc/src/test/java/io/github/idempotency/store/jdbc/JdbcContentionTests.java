@@ -10,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -20,7 +21,10 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.IdempotencyInProgressException;
+import io.github.idempotency.IdempotencyTemplate;
+import io.github.idempotency.IdempotentRequest;
 import io.github.idempotency.InProgressPolicy;
+import io.github.idempotency.core.DefaultIdempotencyTemplate;
 import io.github.idempotency.core.EngineSettings;
 import io.github.idempotency.core.IdempotencyEngine;
 import io.github.idempotency.core.IdempotencyObserver;
@@ -258,15 +262,7 @@ abstract class JdbcContentionTests {
 				runs.incrementAndGet();
 				// the row of the claim, committed, locked by another transaction until the completion gave up once
 				lockRow(locker, id);
-				this.executor.execute(() -> {
-					try {
-						completionFailed.await();
-						locker.rollback();
-					}
-					catch (Exception ex) {
-						throw new IllegalStateException(ex);
-					}
-				});
+				rollBackOnceFailed(locker, completionFailed);
 				return "charged";
 			});
 			assertThat(result).isEqualTo("charged");
@@ -278,11 +274,65 @@ abstract class JdbcContentionTests {
 		assertThat(this.store.find(id).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
 	}
 
+	@Test
+	void theResultsOfABatchOneOfWhoseRowsAnotherTransactionHoldsAreStoredOnARetry() throws Throwable {
+		JdbcIdempotencyStore impatient = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(1),
+				this.clock);
+		FailedStoreCall completionFailed = new FailedStoreCall(StoreOperation.COMPLETE);
+		List<String> runs = new CopyOnWriteArrayList<>();
+		List<IdempotentRequest> batch = List.of(IdempotentRequest.of(this.prefix, "a"),
+				IdempotentRequest.of(this.prefix, "b"), IdempotentRequest.of(this.prefix, "c"));
+		try (IdempotencyEngine engine = new IdempotencyEngine(impatient, JsonMapper.builder().build(),
+				new EngineSettings(LEASE, false, Duration.ofDays(1), InProgressPolicy.REJECT, Duration.ZERO,
+						StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				completionFailed); Connection locker = this.dataSource.getConnection()) {
+			IdempotencyTemplate template = new DefaultIdempotencyTemplate(engine);
+			List<String> results = template.executeAll(batch, String.class, (request) -> {
+				runs.add((String) request.key());
+				if (runs.size() == batch.size()) {
+					// the claims committed; one row held by another transaction past the completion's lock timeout
+					lockRow(locker, id("b"));
+					rollBackOnceFailed(locker, completionFailed);
+				}
+				return "charged " + request.key();
+			});
+			assertThat(results).containsExactly("charged a", "charged b", "charged c");
+			assertThat(completionFailed.happened()).isTrue();
+			this.clock.advance(LEASE.plusMinutes(1));
+			assertThat(template.executeAll(batch, String.class, (request) -> "charged again"))
+				.containsExactly("charged a", "charged b", "charged c");
+		}
+		assertThat(runs).containsExactly("a", "b", "c");
+		for (String key : List.of("a", "b", "c")) {
+			assertThat(this.store.find(id(key)).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+		}
+	}
+
+	/**
+	 * Rolls {@code locker}'s transaction back, on another thread, once a completion failed.
+	 */
+	private void rollBackOnceFailed(Connection locker, FailedStoreCall completionFailed) {
+		this.executor.execute(() -> {
+			try {
+				completionFailed.await();
+				locker.rollback();
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+	}
+
 	/**
 	 * Locks the row of {@code id} in a transaction of {@code locker}, left open.
 	 */
-	private static void lockRow(Connection locker, RecordId id) throws SQLException {
-		locker.setAutoCommit(false);
+	private static void lockRow(Connection locker, RecordId id) {
+		try {
+			locker.setAutoCommit(false);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
 		JdbcClient.create(new SingleConnectionDataSource(locker, true))
 			.sql("SELECT status FROM " + TABLE + " WHERE workflow = :workflow AND idempotency_key = :key FOR UPDATE")
 			.param("workflow", id.workflow())
