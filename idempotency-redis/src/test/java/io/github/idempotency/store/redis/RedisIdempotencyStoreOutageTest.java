@@ -1,6 +1,7 @@
 package io.github.idempotency.store.redis;
 
 import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -155,6 +156,46 @@ class RedisIdempotencyStoreOutageTest {
 	}
 
 	@Test
+	void aCompletionThatTimedOutButWasAppliedIsNotReportedAsALostLease() throws Throwable {
+		FailedStoreCall completionFailed = new FailedStoreCall(StoreOperation.COMPLETE);
+		ExecutorService unpauser = Executors.newSingleThreadExecutor();
+		LettuceConnectionFactory admin = RedisConnections.standalone(this.server.url());
+		try (IdempotencyEngine engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
+				new EngineSettings(Duration.ofSeconds(30), false, RETENTION, InProgressPolicy.REJECT, Duration.ZERO,
+						StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				completionFailed)) {
+			// the scripts loaded, so that the held completion runs as sent (not answered NOSCRIPT)
+			run(engine, "k0");
+			Object result = run(engine, "k1", false, () -> {
+				// Redis holds the completion past the client's timeout, then runs it: only its answer is lost
+				try (RedisConnection connection = admin.getConnection()) {
+					connection.execute("CLIENT", bytes("PAUSE"), bytes("60000"), bytes("WRITE"));
+				}
+				unpauser.execute(() -> {
+					try {
+						completionFailed.await();
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+					try (RedisConnection connection = admin.getConnection()) {
+						connection.execute("CLIENT", bytes("UNPAUSE"));
+					}
+				});
+			});
+			// stored by the attempt that timed out, found by the next one: no lost lease thrown
+			assertThat(result).isEqualTo("ran k1");
+			assertThat(completionFailed.happened()).isTrue();
+		}
+		finally {
+			unpauser.shutdownNow();
+			assertThat(unpauser.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+			admin.destroy();
+		}
+		assertThat(this.store.find(id("k1")).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+	}
+
+	@Test
 	void scriptsSurviveAScriptFlush() {
 		ClaimHandle claim = this.store.claim(request("k1", "owner-1")).acquiredHandle();
 		try (RedisConnection connection = this.connectionFactory.getConnection()) {
@@ -223,6 +264,10 @@ class RedisIdempotencyStoreOutageTest {
 
 	private static ClaimRequest request(String key, String owner) {
 		return new ClaimRequest(id(key), owner, null, Duration.ofSeconds(30), RETENTION);
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
 	}
 
 }
