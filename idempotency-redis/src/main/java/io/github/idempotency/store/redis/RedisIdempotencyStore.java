@@ -154,9 +154,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	@Override
 	public ClaimResult claim(ClaimRequest request) {
 		long now = now();
-		List<String> args = new ArrayList<>(6);
+		List<String> args = new ArrayList<>(5);
 		args.add(String.valueOf(now));
-		args.addAll(claimArguments(request, now));
+		args.addAll(claimArguments(request));
 		List<?> replies = this.redis.execute(CLAIM, List.of(key(request.id())), args.toArray());
 		Assert.state(replies != null && replies.size() == 1, "The claim script answered nothing");
 		return claimed(request, (List<?>) replies.get(0), now);
@@ -177,7 +177,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		long now = now();
 		List<SlotGroupedScript.Call> calls = new ArrayList<>(requests.size());
 		for (ClaimRequest request : requests) {
-			calls.add(new SlotGroupedScript.Call(key(request.id()), claimArguments(request, now)));
+			calls.add(new SlotGroupedScript.Call(key(request.id()), claimArguments(request)));
 		}
 		SlotGroupedScript.Replies replies = CLAIM_ALL.run(this.connectionFactory, List.of(String.valueOf(now)), calls,
 				this.batchTimeout, (connection) -> {
@@ -252,12 +252,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return handle instanceof RedisClaim claim && claim.store() == this;
 	}
 
-	private List<String> claimArguments(ClaimRequest request, long now) {
-		long leaseUntil = now + request.leaseTtl().toMillis();
-		long ttl = request.leaseTtl().plus(request.retention()).toMillis();
+	private static List<String> claimArguments(ClaimRequest request) {
 		return List.of(request.owner(), (request.fingerprint() != null) ? request.fingerprint() : "",
-				String.valueOf(leaseUntil), String.valueOf(leaseUntil + request.retention().toMillis()),
-				String.valueOf(ttl));
+				String.valueOf(request.leaseTtl().toMillis()), String.valueOf(request.retention().toMillis()));
 	}
 
 	private ClaimResult claimed(ClaimRequest request, List<?> reply, long now) {

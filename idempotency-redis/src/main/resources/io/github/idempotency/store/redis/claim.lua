@@ -2,9 +2,10 @@
 -- the order of the keys (a key named twice is acquired at most once: the second finds the
 -- first's live claim).
 -- KEYS[i] the hash of the i-th record (one cluster hash slot for all of them)
--- ARGV[1] now; then for each key five arguments: owner, fingerprint ('' for none),
--- lease_until, expires_at (epoch milliseconds of the caller's clock), and the time to live
--- in milliseconds (relative, so the caller's clock cannot drop the key early)
+-- ARGV[1] now (epoch milliseconds of the caller's clock); then for each key four
+-- arguments: owner, fingerprint ('' for none), lease and retention in milliseconds. A
+-- claimed record's lease_until is now + lease, its expires_at lease_until + retention, its
+-- time to live lease + retention (relative, so the caller's clock cannot drop the key early)
 -- Returns one reply per key: { 'ACQUIRED' } for a new record (the caller knows every field
 -- of it); { 'DUPLICATE' } or { 'DUPLICATE', response }, { 'FAILED', error_type[, error_message] }
 -- and { 'MISMATCH', status, fingerprint }: only what the caller acts on, so that a duplicate
@@ -21,8 +22,16 @@ local function answer(outcome, fields)
 	return reply
 end
 
-local function claim(key, owner, fingerprint, lease_until, expires_at, ttl)
+-- a new claim's lease_until, expires_at and time to live
+local function times(lease, retention)
+	local lease_ms, retention_ms = tonumber(lease), tonumber(retention)
+	return string.format('%d', now + lease_ms), string.format('%d', now + lease_ms + retention_ms),
+		string.format('%d', lease_ms + retention_ms)
+end
+
+local function claim(key, owner, fingerprint, lease, retention)
 	local function create()
+		local lease_until, expires_at, ttl = times(lease, retention)
 		local fields = { 'status', 'IN_PROGRESS', 'owner', owner, 'attempt', '1', 'lease_until', lease_until,
 			'created_at', now_text, 'updated_at', now_text, 'expires_at', expires_at }
 		if fingerprint ~= '' then
@@ -65,6 +74,7 @@ local function claim(key, owner, fingerprint, lease_until, expires_at, ttl)
 		return answer('IN_PROGRESS', found)
 	end
 	-- takeover: next attempt, new owner; recovery point, fingerprint and created_at kept
+	local lease_until, expires_at, ttl = times(lease, retention)
 	redis.call('HDEL', key, 'response', 'error_type', 'error_message')
 	redis.call('HSET', key, 'status', 'IN_PROGRESS', 'owner', owner, 'attempt', tonumber(record.attempt) + 1,
 		'lease_until', lease_until, 'updated_at', now_text, 'expires_at', expires_at)
@@ -77,7 +87,7 @@ end
 
 local replies = {}
 for i = 1, #KEYS do
-	local first = 2 + 5 * (i - 1)
-	replies[i] = claim(KEYS[i], ARGV[first], ARGV[first + 1], ARGV[first + 2], ARGV[first + 3], ARGV[first + 4])
+	local first = 2 + 4 * (i - 1)
+	replies[i] = claim(KEYS[i], ARGV[first], ARGV[first + 1], ARGV[first + 2], ARGV[first + 3])
 end
 return replies
