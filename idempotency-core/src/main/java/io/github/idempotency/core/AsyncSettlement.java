@@ -15,8 +15,9 @@ import io.github.idempotency.store.ClaimHandle;
  * Finishes the run of an asynchronous operation once its result settles, then settles the
  * caller's result: the record is completed, failed or released as for a synchronous run,
  * on the thread that settled the result. That thread is often an event loop, so a
- * completion the store fails is not retried on it: the retries run on a thread of the
- * engine's, and the caller's result settles once they end.
+ * completion the store fails is not retried on it: each further attempt is a task on the
+ * engine's scheduler (a fixed pair of threads, none of them sleeping between attempts),
+ * and the caller's result settles once they end.
  */
 final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Throwable> {
 
@@ -52,9 +53,6 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 				this.engine.finishAfterFailure(this.execution, this.claim, cause);
 				return null;
 			});
-			if (this.observation != null) {
-				this.observation.error(cause);
-			}
 			settle(null, cause);
 			return;
 		}
@@ -72,12 +70,37 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 		}
 		// a result that is not stored leaves the record in progress: released, it would run again
 		RuntimeException notStored = inScope(() -> complete(response, false));
-		if (notStored == null || !isRetryable(notStored)) {
+		if (notStored == null || !mayRetry(notStored)) {
+			settle(value, notStored);
+			return;
+		}
+		this.engine.retryingResult(this.execution.id().toString(), this.execution.operation(),
+				(RuntimeException) notStored.getCause());
+		long deadline = System.nanoTime() + this.execution.operation().leaseTtl().toNanos();
+		retry(value, response, notStored, deadline, IdempotencyEngine.firstBackoff());
+	}
+
+	/**
+	 * Offers the result again after {@code backoff}, one attempt on a thread of the
+	 * engine's, and the next one after twice that while the lease lasts.
+	 */
+	private void retry(@Nullable Object value, @Nullable String response, RuntimeException notStored, long deadline,
+			long backoff) {
+		long remaining = deadline - System.nanoTime();
+		if (remaining <= 0) {
 			settle(value, notStored);
 			return;
 		}
 		try {
-			this.engine.retryLater(() -> settle(value, inScope(() -> complete(response, true))));
+			this.engine.retryLater(() -> {
+				RuntimeException again = inScope(() -> complete(response, true));
+				if (again == null || !mayRetry(again)) {
+					settle(value, again);
+				}
+				else {
+					retry(value, response, again, deadline, Math.min(backoff * 2, IdempotencyEngine.maxBackoff()));
+				}
+			}, Math.min(backoff, remaining));
 		}
 		catch (RuntimeException ex) {
 			// the engine is closed
@@ -86,9 +109,14 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 		}
 	}
 
-	private @Nullable RuntimeException complete(@Nullable String response, boolean retry) {
+	/**
+	 * One attempt to store the result.
+	 * @param retried whether an earlier attempt threw
+	 * @return what it threw, {@code null} once stored
+	 */
+	private @Nullable RuntimeException complete(@Nullable String response, boolean retried) {
 		try {
-			this.engine.complete(this.execution, this.claim, response, retry, retry);
+			this.engine.complete(this.execution, this.claim, response, false, retried);
 			return null;
 		}
 		catch (RuntimeException ex) {
@@ -96,10 +124,10 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 		}
 	}
 
-	/** A store error that was not a refusal: the store may take the result a moment later. */
-	private static boolean isRetryable(RuntimeException notStored) {
+	/** A store error a retry may fix ({@code complete} wraps what the store threw). */
+	private static boolean mayRetry(RuntimeException notStored) {
 		return notStored instanceof IdempotencyStoreException && notStored.getCause() instanceof RuntimeException cause
-				&& !IdempotencyEngine.isRefusal(cause);
+				&& IdempotencyEngine.mayRetryResult(cause);
 	}
 
 	private <T> T inScope(Supplier<T> step) {
@@ -113,6 +141,9 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 
 	private void settle(@Nullable Object value, @Nullable Throwable failure) {
 		if (this.observation != null) {
+			if (failure != null) {
+				this.observation.error(failure);
+			}
 			this.observation.stop();
 		}
 		if (failure != null) {

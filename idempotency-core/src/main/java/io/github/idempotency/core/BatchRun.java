@@ -152,7 +152,7 @@ final class BatchRun {
 			for (int j = 0; j < pending.size(); j++) {
 				int i = pending.get(j);
 				try {
-					if (accept(this.slots[i], claims.get(j))) {
+					if (accept(this.slots[i], requests.get(j), claims.get(j))) {
 						waiting.add(i);
 						if (!conflicted[i]) {
 							conflicted[i] = true;
@@ -195,7 +195,7 @@ final class BatchRun {
 	 * Takes one claim's answer.
 	 * @return {@code true} when the key is in progress elsewhere
 	 */
-	private boolean accept(Item item, ClaimResult claim) {
+	private boolean accept(Item item, ClaimRequest request, ClaimResult claim) {
 		IdempotencyRecord record = claim.record();
 		switch (claim.outcome()) {
 			case ACQUIRED -> {
@@ -206,7 +206,8 @@ final class BatchRun {
 				this.engine.ended(this.workflow, Outcome.MISS);
 				item.state = State.RUN;
 				item.handle = claim.acquiredHandle();
-				item.execution = new Execution(this.engine, this.operation, item.id, item.handle, record);
+				item.execution = new Execution(this.engine, this.operation, item.id, item.handle, request.owner(),
+						record);
 				item.lease = this.engine.register(item.execution, item.handle);
 			}
 			case DUPLICATE -> {

@@ -34,16 +34,17 @@ final class Execution extends IdempotencyContext {
 	/**
 	 * @param claim the claim this run holds, {@code null} for a run the store does not
 	 * protect (fail-open)
+	 * @param owner the owner of that claim, {@code null} with no claim
 	 * @param claimed the record as the claim left it, {@code null} with no claim
 	 */
 	Execution(IdempotencyEngine engine, IdempotentOperation operation, RecordId id, @Nullable ClaimHandle claim,
-			@Nullable IdempotencyRecord claimed) {
+			@Nullable String owner, @Nullable IdempotencyRecord claimed) {
 		this.engine = engine;
 		this.operation = operation;
 		this.id = id;
 		this.claim = claim;
 		this.attempt = (claimed != null) ? claimed.attempt() : 1;
-		this.owner = (claimed != null) ? claimed.owner() : null;
+		this.owner = owner;
 		this.recoveryPoint = (claimed != null) ? claimed.recoveryPoint() : null;
 	}
 

@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -67,8 +67,11 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private final LeaseRenewer renewer;
 
-	/** Where the results of asynchronous runs are retried, off the threads that settled them. */
-	private final ExecutorService retries = Executors.newCachedThreadPool((task) -> {
+	/**
+	 * Where the results of asynchronous runs are offered again, one attempt per task, off
+	 * the threads that settled them: two threads, however many results wait.
+	 */
+	private final ScheduledExecutorService resultRetries = Executors.newScheduledThreadPool(2, (task) -> {
 		Thread thread = new Thread(task, "idempotency-result-retry");
 		thread.setDaemon(true);
 		return thread;
@@ -218,7 +221,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 						logger.info("Taking over " + id + " (attempt " + record.attempt() + ") after its lease ran out");
 					}
 					ended(workflow, Outcome.MISS);
-					Execution execution = new Execution(this, operation, id, claim.acquiredHandle(), record);
+					Execution execution = new Execution(this, operation, id, claim.acquiredHandle(), request.owner(),
+							record);
 					return run(execution, claim.acquiredHandle(), action);
 				}
 				case DUPLICATE -> {
@@ -324,15 +328,18 @@ public final class IdempotencyEngine implements AutoCloseable {
 	@Override
 	public void close() {
 		this.renewer.close();
-		this.retries.shutdownNow();
+		// attempts already scheduled still run and settle their results; no new one is taken
+		this.resultRetries.shutdown();
 	}
 
 	/**
-	 * Runs the retries of a result on a thread of the engine's.
+	 * Runs an attempt to store a result later, on a thread of the engine's.
+	 * @param attempt the attempt
+	 * @param delayNanos when
 	 * @throws java.util.concurrent.RejectedExecutionException once the engine is closed
 	 */
-	void retryLater(Runnable retries) {
-		this.retries.execute(retries);
+	void retryLater(Runnable attempt, long delayNanos) {
+		this.resultRetries.schedule(attempt, delayNanos, TimeUnit.NANOSECONDS);
 	}
 
 	private @Nullable Object run(Execution execution, ClaimHandle claim, Action action) throws Throwable {
@@ -386,7 +393,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * Stores the result of a run (see {@link #storeResults}).
 	 * @param retry whether to retry a store error here (not on a thread the engine must not
 	 * block)
-	 * @param retried whether an earlier attempt threw
+	 * @param retried whether an earlier attempt threw (an attempt that answers {@code false}
+	 * then checks whether that one stored the result)
 	 */
 	void complete(Execution execution, ClaimHandle claim, @Nullable String response, boolean retry,
 			boolean retried) {
@@ -454,45 +462,62 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * run again once its lease runs out. Each attempt is fenced like the first: it answers
 	 * {@code false} rather than overwrite a run that took the record over; a record that
 	 * an earlier attempt completed (only its answer was lost, or a batch failed halfway)
-	 * counts as stored ({@code completion} is told the attempt, from 1). Inside a
-	 * transaction, without {@code retry} and for a store that refuses the call, the error
-	 * is thrown at once: a transaction rolls the operation's writes back with the claim.
+	 * counts as stored ({@code completion} is told the attempt, from 1). Without
+	 * {@code retry}, and where {@link #mayRetryResult} says no, the error is thrown at once.
+	 * Once the lease has run out another run may take the key over: a fenced attempt then
+	 * answers {@code false}, and the run that took over wins.
 	 */
 	private <T> T storeResults(String what, IdempotentOperation operation, boolean retry, IntFunction<T> completion) {
 		long deadline = 0;
 		long backoff = FIRST_BACKOFF;
 		for (int attempt = 1;; attempt++) {
+			RuntimeException failure;
 			Observation step = this.observations.step(StoreOperation.COMPLETE);
 			long start = System.nanoTime();
 			try {
 				T completed = completion.apply(attempt);
 				this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, true);
 				if (attempt > 1) {
-					logger.info("Stored the result of " + what + " on attempt " + attempt);
+					logger.info("The store answered on attempt " + attempt + " to take the result of " + what);
 				}
 				return completed;
 			}
 			catch (RuntimeException ex) {
 				this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, false);
 				step.error(ex);
-				if (!retry || isRefusal(ex) || Transactions.isActive()) {
-					throw ex;
-				}
-				if (attempt == 1) {
-					deadline = System.nanoTime() + operation.leaseTtl().toNanos();
-					logger.warn("Could not store the result of " + what + ": " + ex + "; retrying for up to its lease ("
-							+ operation.leaseTtl() + ")");
-				}
-				long remaining = deadline - System.nanoTime();
-				if (remaining <= 0 || !pause(Math.min(backoff, remaining))) {
-					throw ex;
-				}
-				backoff = Math.min(backoff * 2, MAX_BACKOFF);
+				failure = ex;
 			}
 			finally {
 				step.stop();
 			}
+			if (!retry || !mayRetryResult(failure)) {
+				throw failure;
+			}
+			if (attempt == 1) {
+				deadline = System.nanoTime() + operation.leaseTtl().toNanos();
+				retryingResult(what, operation, failure);
+			}
+			long remaining = deadline - System.nanoTime();
+			if (remaining <= 0 || !pause(Math.min(backoff, remaining))) {
+				throw failure;
+			}
+			backoff = Math.min(backoff * 2, MAX_BACKOFF);
 		}
+	}
+
+	/**
+	 * Whether a result the store failed to take may be offered again: not inside a
+	 * transaction (the engine never waits inside one: it holds its locks and connection,
+	 * and rolling it back undoes the method's writes), and not after an error that a retry
+	 * cannot fix (a refusal, a constraint or a malformed statement).
+	 */
+	static boolean mayRetryResult(RuntimeException failure) {
+		return !isRefusal(failure) && !StoreErrors.isPermanent(failure) && !Transactions.isActive();
+	}
+
+	void retryingResult(String what, IdempotentOperation operation, RuntimeException failure) {
+		logger.warn("Could not store the result of " + what + ": " + failure + "; retrying for up to its lease ("
+				+ operation.leaseTtl() + ")");
 	}
 
 	/**
@@ -571,7 +596,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 		logger.warn("The idempotency store could not claim " + id
 				+ "; running the operation unprotected (idempotency.store-unavailable=fail-open): " + ex);
-		Execution execution = new Execution(this, operation, id, null, null);
+		Execution execution = new Execution(this, operation, id, null, null, null);
 		IdempotencyContext previous = execution.bind();
 		try {
 			return action.proceed();

@@ -48,6 +48,7 @@ import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 import io.github.idempotency.testsupport.CountingIdempotencyStore;
 import io.github.idempotency.testsupport.UnreachableIdempotencyStore;
 import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -604,6 +605,16 @@ class IdempotencyEngineTest {
 			finally {
 				TransactionSynchronizationManager.setActualTransactionActive(false);
 			}
+			assertThat(this.store.calls("complete")).isOne();
+		}
+
+		@Test
+		void anErrorNoRetryCanFixIsThrownAtOnce() {
+			this.store.failCompletions(1, new DataIntegrityViolationException("value too long for type varchar(4000)"));
+			assertThatExceptionOfType(IdempotencyStoreException.class)
+				.isThrownBy(() -> charge(operation(null), "k1", "p"))
+				.havingCause()
+				.isInstanceOf(DataIntegrityViolationException.class);
 			assertThat(this.store.calls("complete")).isOne();
 		}
 
