@@ -646,6 +646,26 @@ class IdempotencyEngineTest {
 		}
 
 		@Test
+		void manyAsynchronousResultsWaitingForTheStoreShareTwoThreads() throws Throwable {
+			this.store.failCompletions(Integer.MAX_VALUE);
+			IdempotentOperation operation = asyncOperation(null);
+			List<CompletableFuture<?>> results = new java.util.ArrayList<>();
+			for (int i = 0; i < 50; i++) {
+				Receipt receipt = new Receipt("r-" + i, 42);
+				results.add((CompletableFuture<?>) IdempotencyEngineTest.this.engine.execute(operation, "k" + i, "p",
+						() -> CompletableFuture.completedFuture(receipt)));
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.store.calls("complete") > 150);
+			assertThat(Thread.getAllStackTraces().keySet())
+				.filteredOn((thread) -> thread.getName().equals("idempotency-result-retry"))
+				.hasSizeLessThanOrEqualTo(2);
+			this.store.failCompletions(0);
+			for (int i = 0; i < 50; i++) {
+				assertThat(results.get(i)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(new Receipt("r-" + i, 42));
+			}
+		}
+
+		@Test
 		void anAsynchronousResultNeverStoredKeepsTheKeyInProgress() throws Throwable {
 			this.store.failCompletions(Integer.MAX_VALUE);
 			IdempotentOperation operation = asyncOperation(Duration.ofMillis(50));
