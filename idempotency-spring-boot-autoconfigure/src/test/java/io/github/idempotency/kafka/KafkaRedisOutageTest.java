@@ -1,9 +1,6 @@
 package io.github.idempotency.kafka;
 
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,12 +14,10 @@ import io.github.idempotency.metrics.IdempotencyMeters;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
-import io.github.idempotency.testsupport.RedisConnections;
-import io.github.idempotency.testsupport.RedisServerProcess;
+import io.github.idempotency.testsupport.RedisOutage;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 
@@ -46,34 +41,26 @@ class KafkaRedisOutageTest {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-	private final RedisServerProcess redis = new RedisServerProcess("--appendonly", "yes", "--appendfsync", "always")
-		.start();
-
-	private final LettuceConnectionFactory connectionFactory = RedisConnections.standalone(this.redis.url());
-
-	private final ExecutorService restarter = Executors.newSingleThreadExecutor();
+	private final RedisOutage outage = new RedisOutage();
 
 	@AfterEach
 	void stop() throws InterruptedException {
-		this.restarter.shutdownNow();
-		this.restarter.awaitTermination(30, TimeUnit.SECONDS);
-		this.connectionFactory.destroy();
-		this.redis.close();
+		this.outage.close();
 	}
 
 	@Test
 	void aResultNotStoredWhileRedisIsDownIsStoredByTheListenerOnceRedisIsBack() {
 		KafkaTests.runner()
-			.withBean(RedisConnectionFactory.class, () -> this.connectionFactory)
-			.withBean(Outage.class, () -> new Outage(this.redis, this.restarter))
+			.withBean(RedisConnectionFactory.class, this.outage::connectionFactory)
+			.withBean(Charges.class, () -> new Charges(this.outage))
 			.withUserConfiguration(ChargeListener.class)
 			// a short lease: without the retries the redelivery would take the key over after it
 			.withPropertyValues("idempotency.backend=redis", "idempotency.lease-ttl=10s",
 					"idempotency.on-in-progress=wait", "idempotency.wait-timeout=30s")
 			.run((context) -> {
 				awaitAssignment(container(context, CHARGES), TIMEOUT);
-				Outage outage = context.getBean(Outage.class);
-				outage.context = context;
+				Charges charges = context.getBean(Charges.class);
+				charges.context = context;
 				template(context).send(record(CHARGES, 0, "c-1", "100"));
 				template(context).flush();
 				IdempotencyStore store = context.getBean(IdempotencyStore.class);
@@ -87,7 +74,7 @@ class KafkaRedisOutageTest {
 				template(context).send(record(CHARGES, 0, "c-1", "100"));
 				template(context).flush();
 				await().atMost(TIMEOUT).until(() -> KafkaTests.requests(context, "charge", "hit") == 1);
-				assertThat(outage.charges).hasValue(1);
+				assertThat(charges.count).hasValue(1);
 			});
 	}
 
@@ -100,30 +87,24 @@ class KafkaRedisOutageTest {
 	}
 
 	/**
-	 * Stops Redis during the first charge and starts it again once a completion failed.
+	 * Counts the charges; Redis goes away during the first and comes back once a completion
+	 * failed.
 	 */
-	static class Outage {
+	static class Charges {
 
-		final RedisServerProcess redis;
+		final RedisOutage outage;
 
-		final ExecutorService restarter;
-
-		final AtomicInteger charges = new AtomicInteger();
+		final AtomicInteger count = new AtomicInteger();
 
 		volatile ApplicationContext context;
 
-		Outage(RedisServerProcess redis, ExecutorService restarter) {
-			this.redis = redis;
-			this.restarter = restarter;
+		Charges(RedisOutage outage) {
+			this.outage = outage;
 		}
 
 		void charge() {
-			if (this.charges.incrementAndGet() == 1) {
-				this.redis.stop();
-				this.restarter.execute(() -> {
-					await().atMost(TIMEOUT).until(() -> failedCompletions(this.context) > 0);
-					this.redis.start();
-				});
+			if (this.count.incrementAndGet() == 1) {
+				this.outage.begin(() -> failedCompletions(this.context) > 0);
 			}
 		}
 
@@ -132,16 +113,16 @@ class KafkaRedisOutageTest {
 	@Configuration(proxyBeanMethods = false)
 	static class ChargeListener {
 
-		private final Outage outage;
+		private final Charges charges;
 
-		ChargeListener(Outage outage) {
-			this.outage = outage;
+		ChargeListener(Charges charges) {
+			this.charges = charges;
 		}
 
 		@KafkaListener(id = CHARGES, topics = CHARGES)
 		@Idempotent(key = "#record.headers.lastHeader('idempotency-key')", workflow = "charge")
 		public void onCharge(ConsumerRecord<String, String> record) {
-			this.outage.charge();
+			this.charges.charge();
 		}
 
 	}

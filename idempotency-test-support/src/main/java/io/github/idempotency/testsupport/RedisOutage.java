@@ -1,0 +1,60 @@
+package io.github.idempotency.testsupport;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A private Redis server that keeps every write across a stop (append-only, fsync always),
+ * its connection factory, and an outage that a listener begins from inside the method it
+ * runs: the server stops at once and starts again, on another thread, once the test's
+ * condition holds (say, a completion failed), so the test decides when it ends.
+ */
+public final class RedisOutage implements AutoCloseable {
+
+	private final RedisServerProcess redis = new RedisServerProcess("--appendonly", "yes", "--appendfsync", "always")
+		.start();
+
+	private final LettuceConnectionFactory connectionFactory = RedisConnections.standalone(this.redis.url());
+
+	private final ExecutorService restarter = Executors.newSingleThreadExecutor();
+
+	/**
+	 * The connections to the server: short timeouts, commands refused while it is down.
+	 * @return the started factory
+	 */
+	public LettuceConnectionFactory connectionFactory() {
+		return this.connectionFactory;
+	}
+
+	/**
+	 * Stops the server now and starts it again once {@code over} holds.
+	 * @param over when the outage ends
+	 */
+	public void begin(BooleanSupplier over) {
+		this.redis.stop();
+		this.restarter.execute(() -> {
+			await().atMost(Duration.ofSeconds(60)).until(over::getAsBoolean);
+			this.redis.start();
+		});
+	}
+
+	/**
+	 * Stops waiting for the end of an outage still on, closes the connections and stops
+	 * the server.
+	 */
+	@Override
+	public void close() throws InterruptedException {
+		this.restarter.shutdownNow();
+		this.restarter.awaitTermination(30, TimeUnit.SECONDS);
+		this.connectionFactory.destroy();
+		this.redis.close();
+	}
+
+}
