@@ -69,7 +69,7 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 			return;
 		}
 		// a result that is not stored leaves the record in progress: released, it would run again
-		RuntimeException notStored = inScope(() -> complete(response, false));
+		RuntimeException notStored = inScope(() -> complete(response));
 		if (notStored == null || !mayRetry(notStored)) {
 			settle(value, notStored);
 			return;
@@ -93,7 +93,7 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 		}
 		try {
 			this.engine.retryLater(() -> {
-				RuntimeException again = inScope(() -> complete(response, true));
+				RuntimeException again = inScope(() -> complete(response));
 				if (again == null || !mayRetry(again)) {
 					settle(value, again);
 				}
@@ -111,12 +111,11 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 
 	/**
 	 * One attempt to store the result.
-	 * @param retried whether an earlier attempt threw
 	 * @return what it threw, {@code null} once stored
 	 */
-	private @Nullable RuntimeException complete(@Nullable String response, boolean retried) {
+	private @Nullable RuntimeException complete(@Nullable String response) {
 		try {
-			this.engine.complete(this.execution, this.claim, response, false, retried);
+			this.engine.complete(this.execution, this.claim, response, false);
 			return null;
 		}
 		catch (RuntimeException ex) {

@@ -10,7 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -386,22 +386,19 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	void complete(Execution execution, ClaimHandle claim, @Nullable String response) {
-		complete(execution, claim, response, true, false);
+		complete(execution, claim, response, true);
 	}
 
 	/**
 	 * Stores the result of a run (see {@link #storeResults}).
 	 * @param retry whether to retry a store error here (not on a thread the engine must not
 	 * block)
-	 * @param retried whether an earlier attempt threw (an attempt that answers {@code false}
-	 * then checks whether that one stored the result)
 	 */
-	void complete(Execution execution, ClaimHandle claim, @Nullable String response, boolean retry,
-			boolean retried) {
+	void complete(Execution execution, ClaimHandle claim, @Nullable String response, boolean retry) {
 		boolean completed;
 		try {
 			completed = storeResults(execution.id().toString(), execution.operation(), retry,
-					(attempt) -> claim.complete(response) || ((retried || attempt > 1) && isStoredEarlier(execution)));
+					() -> claim.complete(response) || isStoredEarlier(execution));
 		}
 		catch (RuntimeException ex) {
 			throw new IdempotencyStoreException("The result of " + execution.id()
@@ -424,7 +421,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		List<Boolean> completed;
 		try {
 			completed = storeResults(executions.size() + " operation(s) of '" + executions.get(0).workflow() + "'",
-					executions.get(0).operation(), true, (attempt) -> completeAll(executions, claims, responses, attempt));
+					executions.get(0).operation(), true, () -> storeAll(executions, claims, responses));
 		}
 		catch (RuntimeException ex) {
 			throw new IdempotencyStoreException("The results of " + executions.size() + " operation(s) of '"
@@ -440,10 +437,14 @@ public final class IdempotencyEngine implements AutoCloseable {
 		return failures;
 	}
 
-	private List<Boolean> completeAll(List<Execution> executions, List<ClaimHandle> claims,
-			List<@Nullable String> responses, int attempt) {
+	/**
+	 * One {@code completeAll}; each record answered as not stored is read (see
+	 * {@link #isStoredEarlier}).
+	 */
+	private List<Boolean> storeAll(List<Execution> executions, List<ClaimHandle> claims,
+			List<@Nullable String> responses) {
 		List<Boolean> completed = this.store.completeAll(claims, responses);
-		if (attempt == 1) {
+		if (!completed.contains(false)) {
 			return completed;
 		}
 		List<Boolean> checked = new ArrayList<>(completed);
@@ -460,14 +461,14 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * Outside a transaction a store error is retried with backoff for up to the lease: the
 	 * operation's effects are done, and a record left in progress would be taken over and
 	 * run again once its lease runs out. Each attempt is fenced like the first: it answers
-	 * {@code false} rather than overwrite a run that took the record over; a record that
-	 * an earlier attempt completed (only its answer was lost, or a batch failed halfway)
-	 * counts as stored ({@code completion} is told the attempt, from 1). Without
+	 * {@code false} rather than overwrite a run that took the record over, and
+	 * {@code completion} then reads the record: one an earlier attempt completed (only its
+	 * answer was lost, or a batch failed halfway) counts as stored. Without
 	 * {@code retry}, and where {@link #mayRetryResult} says no, the error is thrown at once.
 	 * Once the lease has run out another run may take the key over: a fenced attempt then
 	 * answers {@code false}, and the run that took over wins.
 	 */
-	private <T> T storeResults(String what, IdempotentOperation operation, boolean retry, IntFunction<T> completion) {
+	private <T> T storeResults(String what, IdempotentOperation operation, boolean retry, Supplier<T> completion) {
 		long deadline = 0;
 		long backoff = FIRST_BACKOFF;
 		for (int attempt = 1;; attempt++) {
@@ -475,7 +476,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 			Observation step = this.observations.step(StoreOperation.COMPLETE);
 			long start = System.nanoTime();
 			try {
-				T completed = completion.apply(attempt);
+				T completed = completion.get();
 				this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, true);
 				if (attempt > 1) {
 					logger.info("The store answered on attempt " + attempt + " to take the result of " + what);
@@ -521,8 +522,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Whether an earlier attempt stored the result of {@code execution}: its record
-	 * completed under this run's owner, which no other run has.
+	 * Whether the result of {@code execution}, which a completion answered as not stored,
+	 * was stored all the same by an earlier attempt (only its answer was lost): its record
+	 * completed under this run's owner, which no other run has. Read only after such an
+	 * answer, which without an earlier failed attempt means another run took the key over.
 	 */
 	private boolean isStoredEarlier(Execution execution) {
 		String owner = execution.owner();
