@@ -583,6 +583,24 @@ class IdempotencyEngineTest {
 		}
 
 		@Test
+		void aRetryAfterAnotherRunTookTheKeyOverAndCompletedItIsALostLease() {
+			RecordId id = new RecordId(WORKFLOW, "k1");
+			assertThatExceptionOfType(IdempotencyLeaseLostException.class)
+				.isThrownBy(() -> IdempotencyEngineTest.this.engine.execute(operation(null), "k1", "p", () -> {
+					// this run stalls past its lease; another one takes the key over and completes it
+					IdempotencyEngineTest.this.clock.advance(Duration.ofMinutes(1));
+					this.store.claim(new ClaimRequest(id, "elsewhere", null, Duration.ofSeconds(30),
+							Duration.ofDays(1))).acquiredHandle().complete("{\"id\":\"r-elsewhere\",\"amount\":42}");
+					// and this run's first attempt to store its result fails
+					this.store.failCompletions(1);
+					return new Receipt("r-1", 42);
+				}));
+			IdempotencyRecord record = this.store.find(id).orElseThrow();
+			assertThat(record.owner()).isEqualTo("elsewhere");
+			assertThat(record.response()).contains("r-elsewhere");
+		}
+
+		@Test
 		void retriesEndWithTheLeaseAndTheErrorIsThrown() {
 			this.store.failCompletions(Integer.MAX_VALUE);
 			assertThatExceptionOfType(IdempotencyStoreException.class)
