@@ -3,6 +3,7 @@ package io.github.idempotency.core;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.micrometer.observation.Observation;
@@ -15,7 +16,8 @@ import io.github.idempotency.store.ClaimHandle;
  * Finishes the run of an asynchronous operation once its result settles, then settles the
  * caller's result: the record is completed, failed or released as for a synchronous run,
  * on the thread that settled the result. That thread is often an event loop, so a
- * completion the store fails is not retried on it: each further attempt is a task on the
+ * completion or failure the store does not take is not retried on it: each further
+ * attempt is a task on the
  * engine's scheduler (a fixed pair of threads, none of them sleeping between attempts),
  * and the caller's result settles once they end.
  */
@@ -48,74 +50,94 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 		this.engine.cancel(this.lease);
 		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
 				: failure;
-		if (cause != null) {
+		String response = null;
+		if (cause == null) {
+			try {
+				response = this.execution.operation().codec().write(value);
+			}
+			catch (RuntimeException ex) {
+				cause = ex;
+			}
+		}
+		if (cause == null) {
+			// a result that is not stored leaves the record in progress: released, it would run again
+			String result = response;
+			store(StoreOperation.COMPLETE, () -> this.engine.complete(this.execution, this.claim, result, false),
+					(notStored) -> settle(value, notStored));
+		}
+		else if (this.execution.operation().isPermanentFailure(cause)) {
+			Throwable thrown = cause;
+			store(StoreOperation.FAIL, () -> this.engine.fail(this.execution, this.claim, thrown, false),
+					(notStored) -> {
+						if (notStored != null) {
+							this.engine.notFinished(this.execution, thrown, notStored);
+						}
+						settle(null, thrown);
+					});
+		}
+		else {
+			Throwable thrown = cause;
 			inScope(() -> {
-				this.engine.finishAfterFailure(this.execution, this.claim, cause);
+				this.engine.finishAfterFailure(this.execution, this.claim, thrown, false);
 				return null;
 			});
-			settle(null, cause);
-			return;
+			settle(null, thrown);
 		}
-		String response;
-		try {
-			response = this.execution.operation().codec().write(value);
-		}
-		catch (RuntimeException ex) {
-			inScope(() -> {
-				this.engine.finishAfterFailure(this.execution, this.claim, ex);
-				return null;
-			});
-			settle(null, ex);
-			return;
-		}
-		// a result that is not stored leaves the record in progress: released, it would run again
-		RuntimeException notStored = inScope(() -> complete(response));
-		if (notStored == null || !mayRetry(notStored)) {
-			settle(value, notStored);
-			return;
-		}
-		this.engine.retryingResult(this.execution.id().toString(), this.execution.operation(),
-				(RuntimeException) notStored.getCause());
-		long deadline = System.nanoTime() + this.execution.operation().leaseTtl().toNanos();
-		retry(value, response, notStored, deadline, IdempotencyEngine.firstBackoff());
 	}
 
 	/**
-	 * Offers the result again after {@code backoff}, one attempt on a thread of the
-	 * engine's, and the next one after twice that while the lease lasts.
+	 * Stores how the run ended with a first {@code attempt} here and, after a store error a
+	 * retry may fix, further ones on the engine's threads while the lease lasts; then hands
+	 * what the last attempt threw ({@code null} once stored) to {@code then}.
 	 */
-	private void retry(@Nullable Object value, @Nullable String response, RuntimeException notStored, long deadline,
-			long backoff) {
+	private void store(StoreOperation step, Runnable attempt, Consumer<@Nullable RuntimeException> then) {
+		RuntimeException notStored = inScope(() -> attempt(attempt));
+		if (notStored == null || !mayRetry(notStored)) {
+			then.accept(notStored);
+			return;
+		}
+		this.engine.retrying(step, this.execution.id().toString(), this.execution.operation(),
+				(RuntimeException) notStored.getCause());
+		long deadline = System.nanoTime() + this.execution.operation().leaseTtl().toNanos();
+		retry(attempt, then, notStored, deadline, IdempotencyEngine.firstBackoff());
+	}
+
+	/**
+	 * Makes the attempt again after {@code backoff}, on a thread of the engine's, and the
+	 * next one after twice that while the lease lasts.
+	 */
+	private void retry(Runnable attempt, Consumer<@Nullable RuntimeException> then, RuntimeException notStored,
+			long deadline, long backoff) {
 		long remaining = deadline - System.nanoTime();
 		if (remaining <= 0) {
-			settle(value, notStored);
+			then.accept(notStored);
 			return;
 		}
 		try {
 			this.engine.retryLater(() -> {
-				RuntimeException again = inScope(() -> complete(response));
+				RuntimeException again = inScope(() -> attempt(attempt));
 				if (again == null || !mayRetry(again)) {
-					settle(value, again);
+					then.accept(again);
 				}
 				else {
-					retry(value, response, again, deadline, Math.min(backoff * 2, IdempotencyEngine.maxBackoff()));
+					retry(attempt, then, again, deadline, Math.min(backoff * 2, IdempotencyEngine.maxBackoff()));
 				}
 			}, Math.min(backoff, remaining));
 		}
 		catch (RuntimeException ex) {
 			// the engine is closed
 			notStored.addSuppressed(ex);
-			settle(value, notStored);
+			then.accept(notStored);
 		}
 	}
 
 	/**
-	 * One attempt to store the result.
+	 * One attempt to store how the run ended.
 	 * @return what it threw, {@code null} once stored
 	 */
-	private @Nullable RuntimeException complete(@Nullable String response) {
+	private static @Nullable RuntimeException attempt(Runnable attempt) {
 		try {
-			this.engine.complete(this.execution, this.claim, response, false);
+			attempt.run();
 			return null;
 		}
 		catch (RuntimeException ex) {
@@ -123,7 +145,7 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 		}
 	}
 
-	/** A store error a retry may fix ({@code complete} wraps what the store threw). */
+	/** A store error a retry may fix ({@code complete} and {@code fail} wrap what the store threw). */
 	private static boolean mayRetry(RuntimeException notStored) {
 		return notStored instanceof IdempotencyStoreException && notStored.getCause() instanceof RuntimeException cause
 				&& IdempotencyEngine.mayRetryResult(cause);

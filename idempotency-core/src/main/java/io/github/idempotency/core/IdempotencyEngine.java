@@ -397,8 +397,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 	void complete(Execution execution, ClaimHandle claim, @Nullable String response, boolean retry) {
 		boolean completed;
 		try {
-			completed = storeResults(execution.id().toString(), execution.operation(), retry,
-					() -> claim.complete(response) || isStoredEarlier(execution));
+			completed = storeResults(StoreOperation.COMPLETE, execution.id().toString(), execution.operation(), retry,
+					() -> claim.complete(response) || isFinishedEarlier(execution, RecordStatus.COMPLETED));
 		}
 		catch (RuntimeException ex) {
 			throw new IdempotencyStoreException("The result of " + execution.id()
@@ -420,7 +420,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 			List<@Nullable String> responses) {
 		List<Boolean> completed;
 		try {
-			completed = storeResults(executions.size() + " operation(s) of '" + executions.get(0).workflow() + "'",
+			completed = storeResults(StoreOperation.COMPLETE,
+					executions.size() + " operation(s) of '" + executions.get(0).workflow() + "'",
 					executions.get(0).operation(), true, () -> storeAll(executions, claims, responses));
 		}
 		catch (RuntimeException ex) {
@@ -439,7 +440,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	/**
 	 * One {@code completeAll}; each record answered as not stored is read (see
-	 * {@link #isStoredEarlier}).
+	 * {@link #isFinishedEarlier}).
 	 */
 	private List<Boolean> storeAll(List<Execution> executions, List<ClaimHandle> claims,
 			List<@Nullable String> responses) {
@@ -449,7 +450,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 		List<Boolean> checked = new ArrayList<>(completed);
 		for (int i = 0; i < checked.size(); i++) {
-			if (!checked.get(i) && isStoredEarlier(executions.get(i))) {
+			if (!checked.get(i) && isFinishedEarlier(executions.get(i), RecordStatus.COMPLETED)) {
 				checked.set(i, true);
 			}
 		}
@@ -457,46 +458,47 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Stores the results of operations that ran (one {@code complete} step per attempt).
-	 * Outside a transaction a store error is retried with backoff for up to the lease: the
-	 * operation's effects are done, and a record left in progress would be taken over and
-	 * run again once its lease runs out. Each attempt is fenced like the first: it answers
-	 * {@code false} rather than overwrite a run that took the record over, and
-	 * {@code completion} then reads the record: one an earlier attempt completed (only its
-	 * answer was lost, or a batch failed halfway) counts as stored. Without
-	 * {@code retry}, and where {@link #mayRetryResult} says no, the error is thrown at once.
-	 * Once the lease has run out another run may take the key over: a fenced attempt then
-	 * answers {@code false}, and the run that took over wins.
+	 * Stores how operations that ran ended: their results ({@code complete}) or their
+	 * permanent failures ({@code fail}), one store step per attempt. Outside a transaction a
+	 * store error is retried with backoff for up to the lease: the operation's effects are
+	 * done, and a record left in progress would be taken over and run again once its lease
+	 * runs out. Each attempt is fenced like the first: it answers {@code false} rather than
+	 * overwrite a run that took the record over, and {@code attempt} then reads the record:
+	 * one an earlier attempt finished (only its answer was lost, or a batch failed halfway)
+	 * counts as stored. Without {@code retry}, and where {@link #mayRetryResult} says no, the
+	 * error is thrown at once. Once the lease has run out another run may take the key over:
+	 * a fenced attempt then answers {@code false}, and the run that took over wins.
 	 */
-	private <T> T storeResults(String what, IdempotentOperation operation, boolean retry, Supplier<T> completion) {
+	private <T> T storeResults(StoreOperation step, String what, IdempotentOperation operation, boolean retry,
+			Supplier<T> attempt) {
 		long deadline = 0;
 		long backoff = FIRST_BACKOFF;
-		for (int attempt = 1;; attempt++) {
+		for (int number = 1;; number++) {
 			RuntimeException failure;
-			Observation step = this.observations.step(StoreOperation.COMPLETE);
+			Observation observation = this.observations.step(step);
 			long start = System.nanoTime();
 			try {
-				T completed = completion.get();
-				this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, true);
-				if (attempt > 1) {
-					logger.info("The store answered on attempt " + attempt + " to take the result of " + what);
+				T stored = attempt.get();
+				this.observer.onStoreCall(step, System.nanoTime() - start, true);
+				if (number > 1) {
+					logger.info("The store answered on attempt " + number + " to take " + what(step) + what);
 				}
-				return completed;
+				return stored;
 			}
 			catch (RuntimeException ex) {
-				this.observer.onStoreCall(StoreOperation.COMPLETE, System.nanoTime() - start, false);
-				step.error(ex);
+				this.observer.onStoreCall(step, System.nanoTime() - start, false);
+				observation.error(ex);
 				failure = ex;
 			}
 			finally {
-				step.stop();
+				observation.stop();
 			}
 			if (!retry || !mayRetryResult(failure)) {
 				throw failure;
 			}
-			if (attempt == 1) {
+			if (number == 1) {
 				deadline = System.nanoTime() + operation.leaseTtl().toNanos();
-				retryingResult(what, operation, failure);
+				retrying(step, what, operation, failure);
 			}
 			long remaining = deadline - System.nanoTime();
 			if (remaining <= 0 || !pause(Math.min(backoff, remaining))) {
@@ -507,30 +509,35 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Whether a result the store failed to take may be offered again: not inside a
-	 * transaction (the engine never waits inside one: it holds its locks and connection,
-	 * and rolling it back undoes the method's writes), and not after an error that a retry
-	 * cannot fix (a refusal, a constraint or a malformed statement).
+	 * Whether how a run ended may be offered to the store again: not inside a transaction
+	 * (the engine never waits inside one: it holds its locks and connection, and rolling it
+	 * back undoes the method's writes), and not after an error that a retry cannot fix (a
+	 * refusal, a constraint or a malformed statement).
 	 */
 	static boolean mayRetryResult(RuntimeException failure) {
 		return !isRefusal(failure) && !StoreErrors.isPermanent(failure) && !Transactions.isActive();
 	}
 
-	void retryingResult(String what, IdempotentOperation operation, RuntimeException failure) {
-		logger.warn("Could not store the result of " + what + ": " + failure + "; retrying for up to its lease ("
+	void retrying(StoreOperation step, String what, IdempotentOperation operation, RuntimeException failure) {
+		logger.warn("Could not store " + what(step) + what + ": " + failure + "; retrying for up to its lease ("
 				+ operation.leaseTtl() + ")");
 	}
 
+	private static String what(StoreOperation step) {
+		return (step == StoreOperation.FAIL) ? "the failure of " : "the result of ";
+	}
+
 	/**
-	 * Whether the result of {@code execution}, which a completion answered as not stored,
-	 * was stored all the same by an earlier attempt (only its answer was lost): its record
-	 * completed under this run's owner, which no other run has. Read only after such an
-	 * answer, which without an earlier failed attempt means another run took the key over.
+	 * Whether the record of {@code execution}, which a completion or failure answered as not
+	 * stored, was finished with {@code status} all the same by an earlier attempt (only its
+	 * answer was lost): finished under this run's owner, which no other run has. Read only
+	 * after such an answer, which without an earlier failed attempt means another run took
+	 * the key over.
 	 */
-	private boolean isStoredEarlier(Execution execution) {
+	private boolean isFinishedEarlier(Execution execution, RecordStatus status) {
 		String owner = execution.owner();
 		return owner != null && this.store.find(execution.id())
-			.filter((record) -> record.status() == RecordStatus.COMPLETED && owner.equals(record.owner()))
+			.filter((record) -> record.status() == status && owner.equals(record.owner()))
 			.isPresent();
 	}
 
@@ -539,30 +546,67 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Fails ({@code permanent}) or releases the claim after {@code failure}; a store error
-	 * or a lost lease is added to {@code failure} as suppressed.
+	 * Fails ({@code permanent}: retried as a result is, see {@link #storeResults}) or
+	 * releases the claim after {@code failure}; a store error or a lost lease is added to
+	 * {@code failure} as suppressed.
 	 */
 	void finishAfterFailure(Execution execution, ClaimHandle claim, Throwable failure, boolean permanent) {
-		StoreOperation step = permanent ? StoreOperation.FAIL : StoreOperation.RELEASE;
-		Observation observation = this.observations.step(step);
-		long start = System.nanoTime();
 		try {
-			boolean owned = permanent ? claim.fail(failure) : claim.release(failure);
-			this.observer.onStoreCall(step, System.nanoTime() - start, true);
-			if (!owned) {
-				failure.addSuppressed(leaseLost(execution, "its failure was not recorded"));
+			if (permanent) {
+				fail(execution, claim, failure, true);
+			}
+			else {
+				release(execution, claim, failure);
 			}
 		}
+		catch (IdempotencyStoreException ex) {
+			notFinished(execution, failure, ex);
+		}
+	}
+
+	/**
+	 * Records a permanent failure (see {@link #storeResults}); a lost lease is added to
+	 * {@code failure} as suppressed.
+	 * @param retry whether to retry a store error here (not on a thread the engine must not
+	 * block)
+	 * @throws IdempotencyStoreException when the store did not take it
+	 */
+	void fail(Execution execution, ClaimHandle claim, Throwable failure, boolean retry) {
+		boolean failed;
+		try {
+			failed = storeResults(StoreOperation.FAIL, execution.id().toString(), execution.operation(), retry,
+					() -> claim.fail(failure) || isFinishedEarlier(execution, RecordStatus.FAILED));
+		}
 		catch (RuntimeException ex) {
-			this.observer.onStoreCall(step, System.nanoTime() - start, false);
-			observation.error(ex);
-			logger.warn("Could not " + step.tag() + " " + execution.id() + " after it threw " + failure
-					+ "; the key stays in progress until its lease runs out", ex);
-			failure.addSuppressed(new IdempotencyStoreException("Could not " + step.tag() + " " + execution.id(), ex));
+			throw new IdempotencyStoreException("Could not fail " + execution.id(), ex);
 		}
-		finally {
-			observation.stop();
+		if (!failed) {
+			failure.addSuppressed(leaseLost(execution, "its failure was not recorded"));
 		}
+	}
+
+	private void release(Execution execution, ClaimHandle claim, Throwable failure) {
+		boolean released;
+		try {
+			released = storeResults(StoreOperation.RELEASE, execution.id().toString(), execution.operation(), false,
+					() -> claim.release(failure));
+		}
+		catch (RuntimeException ex) {
+			throw new IdempotencyStoreException("Could not release " + execution.id(), ex);
+		}
+		if (!released) {
+			failure.addSuppressed(leaseLost(execution, "its failure was not recorded"));
+		}
+	}
+
+	/**
+	 * The store did not take how a run that threw {@code failure} ended: the store error
+	 * is added to {@code failure} as suppressed.
+	 */
+	void notFinished(Execution execution, Throwable failure, RuntimeException storeError) {
+		logger.warn(storeError.getMessage() + " after it threw " + failure
+				+ "; the key stays in progress until its lease runs out", storeError.getCause());
+		failure.addSuppressed(storeError);
 	}
 
 	/**

@@ -31,6 +31,9 @@ public interface ClaimHandle {
 	/**
 	 * Marks the record {@code FAILED} with the failure's class name and message, kept for
 	 * the retention, so that later deliveries replay the failure.
+	 * <p>
+	 * The engine calls it again when it throws, as {@link #complete}: a failed record
+	 * keeps its owner too.
 	 * @param failure what the operation threw
 	 * @return {@code false} when the claim is no longer this run's
 	 */

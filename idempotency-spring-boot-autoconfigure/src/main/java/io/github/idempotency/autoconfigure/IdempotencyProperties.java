@@ -38,8 +38,8 @@ public class IdempotencyProperties {
 
 	/**
 	 * How long a claim is held without renewal. A crashed run is taken over within this
-	 * time; a result the store fails to take is retried for up to this time, outside a
-	 * transaction.
+	 * time; a result (or a permanent failure) the store fails to take is retried for up to
+	 * this time, outside a transaction.
 	 */
 	@DurationUnit(ChronoUnit.SECONDS)
 	private Duration leaseTtl = Duration.ofSeconds(30);

@@ -558,7 +558,7 @@ class IdempotencyEngineTest {
 
 		@Test
 		void aStoreErrorIsRetriedUntilTheResultIsStoredSoTheRedeliveryIsADuplicate() throws Throwable {
-			this.store.failCompletions(3);
+			this.store.failCalls("complete", 3);
 			IdempotentOperation operation = operation(null);
 			assertThat(charge(operation, "k1", "p")).isEqualTo(new Receipt("r-1", 42));
 			assertThat(this.store.calls("complete")).isEqualTo(4);
@@ -574,7 +574,7 @@ class IdempotencyEngineTest {
 
 		@Test
 		void aResultStoredWhoseAnswerWasLostIsNotReportedAsALostLease() throws Throwable {
-			this.store.loseCompletionAnswers(1);
+			this.store.loseAnswers("complete", 1);
 			assertThat(charge(operation(null), "k1", "p")).isEqualTo(new Receipt("r-1", 42));
 			assertThat(this.store.calls("complete")).isEqualTo(2);
 			assertThat(counter(IdempotencyMeters.LEASE_LOST)).isZero();
@@ -592,7 +592,7 @@ class IdempotencyEngineTest {
 					this.store.claim(new ClaimRequest(id, "elsewhere", null, Duration.ofSeconds(30),
 							Duration.ofDays(1))).acquiredHandle().complete("{\"id\":\"r-elsewhere\",\"amount\":42}");
 					// and this run's first attempt to store its result fails
-					this.store.failCompletions(1);
+					this.store.failCalls("complete", 1);
 					return new Receipt("r-1", 42);
 				}));
 			IdempotencyRecord record = this.store.find(id).orElseThrow();
@@ -602,7 +602,7 @@ class IdempotencyEngineTest {
 
 		@Test
 		void retriesEndWithTheLeaseAndTheErrorIsThrown() {
-			this.store.failCompletions(Integer.MAX_VALUE);
+			this.store.failCalls("complete", Integer.MAX_VALUE);
 			assertThatExceptionOfType(IdempotencyStoreException.class)
 				.isThrownBy(() -> charge(operation(Duration.ofMillis(50)), "k1", "p"))
 				.withMessageContaining("could not be stored")
@@ -614,7 +614,7 @@ class IdempotencyEngineTest {
 
 		@Test
 		void insideATransactionTheErrorIsThrownAtOnceToRollTheOperationBack() {
-			this.store.failCompletions(1);
+			this.store.failCalls("complete", 1);
 			TransactionSynchronizationManager.setActualTransactionActive(true);
 			try {
 				assertThatExceptionOfType(IdempotencyStoreException.class)
@@ -628,7 +628,7 @@ class IdempotencyEngineTest {
 
 		@Test
 		void anErrorNoRetryCanFixIsThrownAtOnce() {
-			this.store.failCompletions(1, new DataIntegrityViolationException("value too long for type varchar(4000)"));
+			this.store.failCalls("complete", 1, new DataIntegrityViolationException("value too long for type varchar(4000)"));
 			assertThatExceptionOfType(IdempotencyStoreException.class)
 				.isThrownBy(() -> charge(operation(null), "k1", "p"))
 				.havingCause()
@@ -638,7 +638,7 @@ class IdempotencyEngineTest {
 
 		@Test
 		void aCompletionTheStoreRefusesIsNotRetried() {
-			this.store.failCompletions(1, new IllegalStateException("cannot complete in a read-only transaction"));
+			this.store.failCalls("complete", 1, new IllegalStateException("cannot complete in a read-only transaction"));
 			assertThatExceptionOfType(IdempotencyStoreException.class)
 				.isThrownBy(() -> charge(operation(null), "k1", "p"))
 				.havingCause()
@@ -648,7 +648,7 @@ class IdempotencyEngineTest {
 
 		@Test
 		void anAsynchronousResultIsRetriedOffTheThreadThatSettledItUntilItIsStored() throws Throwable {
-			this.store.failCompletions(Integer.MAX_VALUE);
+			this.store.failCalls("complete", Integer.MAX_VALUE);
 			IdempotentOperation operation = asyncOperation(null);
 			CompletableFuture<Receipt> pending = new CompletableFuture<>();
 			CompletableFuture<?> result = (CompletableFuture<?>) IdempotencyEngineTest.this.engine.execute(operation,
@@ -657,7 +657,7 @@ class IdempotencyEngineTest {
 			assertTimeoutPreemptively(Duration.ofSeconds(10), () -> pending.complete(new Receipt("r-1", 42)));
 			await().atMost(Duration.ofSeconds(10)).until(() -> this.store.calls("complete") > 1);
 			assertThat(result).isNotDone();
-			this.store.failCompletions(0);
+			this.store.failCalls("complete", 0);
 			assertThat(result).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(new Receipt("r-1", 42));
 			assertThat(this.store.find(new RecordId(WORKFLOW, "k1")).orElseThrow().status())
 				.isEqualTo(RecordStatus.COMPLETED);
@@ -665,7 +665,7 @@ class IdempotencyEngineTest {
 
 		@Test
 		void manyAsynchronousResultsWaitingForTheStoreShareTwoThreads() throws Throwable {
-			this.store.failCompletions(Integer.MAX_VALUE);
+			this.store.failCalls("complete", Integer.MAX_VALUE);
 			IdempotentOperation operation = asyncOperation(null);
 			List<CompletableFuture<?>> results = new java.util.ArrayList<>();
 			for (int i = 0; i < 50; i++) {
@@ -677,7 +677,7 @@ class IdempotencyEngineTest {
 			assertThat(Thread.getAllStackTraces().keySet())
 				.filteredOn((thread) -> thread.getName().equals("idempotency-result-retry"))
 				.hasSizeLessThanOrEqualTo(2);
-			this.store.failCompletions(0);
+			this.store.failCalls("complete", 0);
 			for (int i = 0; i < 50; i++) {
 				assertThat(results.get(i)).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(new Receipt("r-" + i, 42));
 			}
@@ -685,7 +685,7 @@ class IdempotencyEngineTest {
 
 		@Test
 		void anAsynchronousResultNeverStoredKeepsTheKeyInProgress() throws Throwable {
-			this.store.failCompletions(Integer.MAX_VALUE);
+			this.store.failCalls("complete", Integer.MAX_VALUE);
 			IdempotentOperation operation = asyncOperation(Duration.ofMillis(50));
 			IdempotencyEngine.Action charge = () -> CompletableFuture
 				.completedFuture(new Receipt("r-" + IdempotencyEngineTest.this.runs.incrementAndGet(), 42));
@@ -706,6 +706,129 @@ class IdempotencyEngineTest {
 			return IdempotencyEngineTest.this.engine.prepare(new OperationDefinition(WORKFLOW,
 					new ParameterizedTypeReference<CompletableFuture<Receipt>>() {
 					}.getType(), true, leaseTtl, null, InProgressPolicy.REJECT, List.of()));
+		}
+
+	}
+
+	/**
+	 * A permanent failure ({@code recordFailureFor}) the store does not take: recorded as
+	 * a result is, so a redelivery replays it instead of running the operation again.
+	 */
+	@Nested
+	class FailureNotRecorded {
+
+		private final CountingIdempotencyStore store = IdempotencyEngineTest.this.store;
+
+		private final RecordId id = new RecordId(WORKFLOW, "k1");
+
+		private IdempotentOperation operation(java.lang.reflect.Type resultType, @Nullable Duration leaseTtl) {
+			return IdempotencyEngineTest.this.engine.prepare(new OperationDefinition(WORKFLOW, resultType, true,
+					leaseTtl, null, InProgressPolicy.REJECT, List.of(CardDeclinedException.class)));
+		}
+
+		private Object decline(IdempotentOperation operation) throws Throwable {
+			return IdempotencyEngineTest.this.engine.execute(operation, "k1", "p", () -> {
+				throw new CardDeclinedException("declined: " + IdempotencyEngineTest.this.runs.incrementAndGet());
+			});
+		}
+
+		@Test
+		void aStoreErrorIsRetriedUntilTheFailureIsRecordedSoTheRedeliveryReplaysIt() {
+			this.store.failCalls("fail", 3);
+			IdempotentOperation operation = operation(Receipt.class, null);
+			assertThatExceptionOfType(CardDeclinedException.class).isThrownBy(() -> decline(operation))
+				.withMessage("declined: 1")
+				.satisfies((ex) -> assertThat(ex.getSuppressed()).isEmpty());
+			assertThat(this.store.calls("fail")).isEqualTo(4);
+			assertThat(this.store.find(this.id).orElseThrow().status()).isEqualTo(RecordStatus.FAILED);
+			// the lease long over: the redelivery is answered with the failure, not run again
+			IdempotencyEngineTest.this.clock.advance(Duration.ofMinutes(5));
+			assertThatExceptionOfType(IdempotentFailureReplayedException.class).isThrownBy(() -> decline(operation))
+				.satisfies((ex) -> assertThat(ex.getOriginalMessage()).isEqualTo("declined: 1"));
+			assertThat(IdempotencyEngineTest.this.runs).hasValue(1);
+		}
+
+		@Test
+		void aFailureRecordedWhoseAnswerWasLostIsNotReportedAsALostLease() {
+			this.store.loseAnswers("fail", 1);
+			assertThatExceptionOfType(CardDeclinedException.class).isThrownBy(() -> decline(operation(Receipt.class, null)))
+				.satisfies((ex) -> assertThat(ex.getSuppressed()).isEmpty());
+			assertThat(this.store.calls("fail")).isEqualTo(2);
+			assertThat(counter(IdempotencyMeters.LEASE_LOST)).isZero();
+			assertThat(this.store.find(this.id).orElseThrow().status()).isEqualTo(RecordStatus.FAILED);
+		}
+
+		@Test
+		void retriesEndWithTheLeaseAndTheStoreErrorIsAddedToTheFailure() {
+			this.store.failCalls("fail", Integer.MAX_VALUE);
+			assertThatExceptionOfType(CardDeclinedException.class)
+				.isThrownBy(() -> decline(operation(Receipt.class, Duration.ofMillis(50))))
+				.satisfies((ex) -> assertThat(ex.getSuppressed()).singleElement()
+					.isInstanceOf(IdempotencyStoreException.class)
+					.extracting(Throwable::getCause)
+					.extracting(Throwable::getMessage)
+					.isEqualTo("connection reset"));
+			assertThat(this.store.calls("fail")).isGreaterThan(1);
+			assertThat(this.store.find(this.id).orElseThrow().status()).isEqualTo(RecordStatus.IN_PROGRESS);
+		}
+
+		@Test
+		void insideATransactionTheStoreErrorIsNotRetried() {
+			this.store.failCalls("fail", 1);
+			TransactionSynchronizationManager.setActualTransactionActive(true);
+			try {
+				assertThatExceptionOfType(CardDeclinedException.class)
+					.isThrownBy(() -> decline(operation(Receipt.class, null)))
+					.satisfies((ex) -> assertThat(ex.getSuppressed()).singleElement()
+						.isInstanceOf(IdempotencyStoreException.class));
+			}
+			finally {
+				TransactionSynchronizationManager.setActualTransactionActive(false);
+			}
+			assertThat(this.store.calls("fail")).isOne();
+		}
+
+		@Test
+		void aReleaseTheStoreDoesNotTakeIsNotRetried() {
+			// the next delivery is meant to run again anyway: it waits for the lease at most
+			this.store.failCalls("release", Integer.MAX_VALUE);
+			assertThatExceptionOfType(IllegalStateException.class)
+				.isThrownBy(() -> IdempotencyEngineTest.this.engine.execute(operation(Receipt.class, null), "k1", "p",
+						() -> {
+							throw new IllegalStateException("database down");
+						}))
+				.satisfies((ex) -> assertThat(ex.getSuppressed()).singleElement()
+					.isInstanceOf(IdempotencyStoreException.class));
+			assertThat(this.store.calls("release")).isOne();
+		}
+
+		@Test
+		void anAsynchronousFailureIsRetriedOffTheThreadThatSettledItUntilItIsRecorded() throws Throwable {
+			this.store.failCalls("fail", Integer.MAX_VALUE);
+			IdempotentOperation operation = operation(new ParameterizedTypeReference<CompletableFuture<Receipt>>() {
+			}.getType(), null);
+			CompletableFuture<Receipt> pending = new CompletableFuture<>();
+			CompletableFuture<?> result = (CompletableFuture<?>) IdempotencyEngineTest.this.engine.execute(operation,
+					"k1", "p", () -> pending);
+			assertTimeoutPreemptively(Duration.ofSeconds(10),
+					() -> pending.completeExceptionally(new CardDeclinedException("declined: 1")));
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.store.calls("fail") > 1);
+			assertThat(result).isNotDone();
+			this.store.failCalls("fail", 0);
+			assertThat(result).failsWithin(Duration.ofSeconds(10))
+				.withThrowableOfType(java.util.concurrent.ExecutionException.class)
+				.withCauseInstanceOf(CardDeclinedException.class)
+				.satisfies((ex) -> assertThat(ex.getCause().getSuppressed()).isEmpty());
+			assertThat(this.store.find(this.id).orElseThrow().status()).isEqualTo(RecordStatus.FAILED);
+			assertThat(this.store.calls("release")).isZero();
+		}
+
+	}
+
+	static final class CardDeclinedException extends RuntimeException {
+
+		CardDeclinedException(String message) {
+			super(message);
 		}
 
 	}

@@ -249,7 +249,7 @@ class IdempotencyTemplateBatchTest {
 
 	@Test
 	void resultsTheStoreFailsToTakeAreStoredOnARetrySoTheRedeliveryIsAnswered() {
-		this.store.failCompletions(1);
+		this.store.failCalls("complete", 1);
 		assertThat(this.template.executeAll(requests("a", "b"), String.class, this::charge))
 			.containsExactly("receipt-a-1", "receipt-b-2");
 		assertThat(status("a")).isEqualTo(RecordStatus.COMPLETED);
@@ -264,7 +264,7 @@ class IdempotencyTemplateBatchTest {
 
 	@Test
 	void aBatchCompletionThatFailsHalfwayIsRetriedWithoutReportingTheStoredHalfAsLost() {
-		this.store.loseCompletionAnswers(1);
+		this.store.loseAnswers("complete", 1);
 		assertThat(this.template.executeAll(requests("a", "b"), String.class, this::charge))
 			.containsExactly("receipt-a-1", "receipt-b-2");
 		assertThat(status("a")).isEqualTo(RecordStatus.COMPLETED);

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -18,8 +19,8 @@ import org.springframework.dao.QueryTimeoutException;
 
 /**
  * Wraps a real store and counts the calls made to it, by operation name, so tests can
- * assert the cost of each path; it can also fail the next completions the way a store
- * that cannot be reached does.
+ * assert the cost of each path; it can also fail the next completions, failures or
+ * releases the way a store that cannot be reached does, or lose their answers.
  */
 public final class CountingIdempotencyStore implements IdempotencyStore {
 
@@ -27,11 +28,7 @@ public final class CountingIdempotencyStore implements IdempotencyStore {
 
 	private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
 
-	private final AtomicInteger completionsToFail = new AtomicInteger();
-
-	private volatile RuntimeException completionFailure = new DataAccessResourceFailureException("connection reset");
-
-	private final AtomicInteger answersToLose = new AtomicInteger();
+	private final Map<String, Faults> faults = new ConcurrentHashMap<>();
 
 	public CountingIdempotencyStore(IdempotencyStore delegate) {
 		this.delegate = delegate;
@@ -51,31 +48,54 @@ public final class CountingIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * Makes the next {@code count} completions throw, before they reach the wrapped store.
-	 * @param count how many ({@link Integer#MAX_VALUE}: all of them)
+	 * Makes the next {@code count} calls of a finishing step ({@code complete}, {@code fail}
+	 * or {@code release}) throw, before they reach the wrapped store.
+	 * @param operation the step
+	 * @param count how many ({@link Integer#MAX_VALUE}: all of them; 0: none from now on)
 	 * @param failure what they throw
 	 */
-	public void failCompletions(int count, RuntimeException failure) {
-		this.completionFailure = failure;
-		this.completionsToFail.set(count);
+	public void failCalls(String operation, int count, RuntimeException failure) {
+		Faults faults = faults(operation);
+		faults.failure = failure;
+		faults.toFail.set(count);
 	}
 
 	/**
-	 * Makes the next {@code count} completions throw a
+	 * Makes the next {@code count} calls of a finishing step throw a
 	 * {@link DataAccessResourceFailureException}, as when the connection is lost.
-	 * @param count how many ({@link Integer#MAX_VALUE}: all of them)
+	 * @param operation the step
+	 * @param count how many ({@link Integer#MAX_VALUE}: all of them; 0: none from now on)
 	 */
-	public void failCompletions(int count) {
-		failCompletions(count, new DataAccessResourceFailureException("connection reset"));
+	public void failCalls(String operation, int count) {
+		failCalls(operation, count, new DataAccessResourceFailureException("connection reset"));
 	}
 
 	/**
-	 * Makes the next {@code count} completions reach the wrapped store and then throw a
-	 * {@link QueryTimeoutException}, as when the answer is lost on the way back.
+	 * Makes the next {@code count} calls of a finishing step reach the wrapped store and
+	 * then throw a {@link QueryTimeoutException}, as when the answer is lost on the way back.
+	 * @param operation the step
 	 * @param count how many
 	 */
-	public void loseCompletionAnswers(int count) {
-		this.answersToLose.set(count);
+	public void loseAnswers(String operation, int count) {
+		faults(operation).answersToLose.set(count);
+	}
+
+	private Faults faults(String operation) {
+		return this.faults.computeIfAbsent(operation, (name) -> new Faults());
+	}
+
+	/** Counts the call, then runs it with the faults asked for it. */
+	private boolean call(String operation, Supplier<Boolean> call) {
+		count(operation);
+		Faults faults = faults(operation);
+		if (take(faults.toFail)) {
+			throw faults.failure;
+		}
+		boolean answer = call.get();
+		if (take(faults.answersToLose)) {
+			throw new QueryTimeoutException("command timed out");
+		}
+		return answer;
 	}
 
 	private static boolean take(AtomicInteger left) {
@@ -121,27 +141,17 @@ public final class CountingIdempotencyStore implements IdempotencyStore {
 
 		@Override
 		public boolean complete(@Nullable String response) {
-			count("complete");
-			if (take(CountingIdempotencyStore.this.completionsToFail)) {
-				throw CountingIdempotencyStore.this.completionFailure;
-			}
-			boolean completed = this.delegate.complete(response);
-			if (take(CountingIdempotencyStore.this.answersToLose)) {
-				throw new QueryTimeoutException("command timed out");
-			}
-			return completed;
+			return call("complete", () -> this.delegate.complete(response));
 		}
 
 		@Override
 		public boolean fail(Throwable failure) {
-			count("fail");
-			return this.delegate.fail(failure);
+			return call("fail", () -> this.delegate.fail(failure));
 		}
 
 		@Override
 		public boolean release(Throwable failure) {
-			count("release");
-			return this.delegate.release(failure);
+			return call("release", () -> this.delegate.release(failure));
 		}
 
 		@Override
@@ -155,6 +165,16 @@ public final class CountingIdempotencyStore implements IdempotencyStore {
 			count("saveRecoveryPoint");
 			return this.delegate.saveRecoveryPoint(recoveryPoint);
 		}
+
+	}
+
+	private static final class Faults {
+
+		private final AtomicInteger toFail = new AtomicInteger();
+
+		private volatile RuntimeException failure = new DataAccessResourceFailureException("connection reset");
+
+		private final AtomicInteger answersToLose = new AtomicInteger();
 
 	}
 

@@ -133,6 +133,16 @@ public abstract class IdempotencyStoreContract {
 	}
 
 	@Test
+	void aFailedRecordKeepsTheOwnerThatFailedIt() {
+		claim("k1", "owner-1", null);
+		assertThat(handle("owner-1").fail(new CardDeclinedException("declined: 51"))).isTrue();
+		assertThat(handle("owner-1").fail(new CardDeclinedException("declined: 51"))).as("asked again").isFalse();
+		IdempotencyRecord record = this.store.find(id("k1")).orElseThrow();
+		assertThat(record.status()).isEqualTo(RecordStatus.FAILED);
+		assertThat(record.owner()).isEqualTo("owner-1");
+	}
+
+	@Test
 	void voidCompletionStoresNoResponse() {
 		claim("k1", "owner-1", null);
 		assertThat(handle("owner-1").complete(null)).isTrue();

@@ -8,12 +8,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,6 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.IdempotencyStoreException;
+import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.InProgressPolicy;
 import io.github.idempotency.core.EngineSettings;
 import io.github.idempotency.core.IdempotencyEngine;
@@ -155,6 +158,58 @@ class RedisIdempotencyStoreOutageTest {
 		assertThat(this.store.find(id("k1")).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
 	}
 
+	@ParameterizedTest(name = "asynchronous result: {0}")
+	@ValueSource(booleans = { false, true })
+	void aPermanentFailureNotRecordedWhileRedisIsDownIsRecordedOnceItIsBackSoTheRedeliveryReplaysIt(boolean async)
+			throws Throwable {
+		FailedStoreCall failureNotRecorded = new FailedStoreCall(StoreOperation.FAIL);
+		ExecutorService restarter = Executors.newSingleThreadExecutor();
+		AtomicInteger runs = new AtomicInteger();
+		try (IdempotencyEngine engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
+				new EngineSettings(Duration.ofSeconds(30), false, RETENTION, InProgressPolicy.REJECT, Duration.ZERO,
+						StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				failureNotRecorded)) {
+			Type resultType = async ? new ParameterizedTypeReference<CompletableFuture<String>>() {
+			}.getType() : String.class;
+			IdempotentOperation operation = engine.prepare(new OperationDefinition("outage", resultType, false, null,
+					null, InProgressPolicy.DEFAULT, List.of(CardDeclinedException.class)));
+			IdempotencyEngine.Action decline = () -> {
+				CardDeclinedException declined = new CardDeclinedException("declined: " + runs.incrementAndGet());
+				if (runs.get() == 1) {
+					// the claim is stored; Redis goes away before the failure is, and comes back once that was refused
+					this.server.stop();
+					restarter.execute(() -> {
+						try {
+							failureNotRecorded.await();
+						}
+						catch (InterruptedException ex) {
+							Thread.currentThread().interrupt();
+						}
+						this.server.start();
+					});
+				}
+				if (async) {
+					return CompletableFuture.failedFuture(declined);
+				}
+				throw declined;
+			};
+			assertThatExceptionOfType(CardDeclinedException.class).isThrownBy(() -> settled(async,
+					engine.execute(operation, "k1", null, decline)))
+				.withMessage("declined: 1")
+				.satisfies((ex) -> assertThat(ex.getSuppressed()).isEmpty());
+			assertThat(failureNotRecorded.happened()).isTrue();
+			assertThatExceptionOfType(IdempotentFailureReplayedException.class)
+				.isThrownBy(() -> settled(async, engine.execute(operation, "k1", null, decline)))
+				.satisfies((ex) -> assertThat(ex.getOriginalMessage()).isEqualTo("declined: 1"));
+		}
+		finally {
+			restarter.shutdownNow();
+			assertThat(restarter.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+		}
+		assertThat(runs).hasValue(1);
+		assertThat(this.store.find(id("k1")).orElseThrow().status()).isEqualTo(RecordStatus.FAILED);
+	}
+
 	@Test
 	void aCompletionThatTimedOutButWasAppliedIsNotReportedAsALostLease() throws Throwable {
 		FailedStoreCall completionFailed = new FailedStoreCall(StoreOperation.COMPLETE);
@@ -253,6 +308,19 @@ class RedisIdempotencyStoreOutageTest {
 		return async ? ((CompletableFuture<?>) result).get(30, TimeUnit.SECONDS) : result;
 	}
 
+	/** {@code result}, or what it settled with when {@code async}. */
+	private static @Nullable Object settled(boolean async, @Nullable Object result) throws Throwable {
+		if (!async) {
+			return result;
+		}
+		try {
+			return ((CompletableFuture<?>) result).get(30, TimeUnit.SECONDS);
+		}
+		catch (ExecutionException ex) {
+			throw ex.getCause();
+		}
+	}
+
 	private static String[] concat(String first, List<String> rest) {
 		return java.util.stream.Stream.concat(java.util.stream.Stream.of(first), rest.stream())
 			.toArray(String[]::new);
@@ -268,6 +336,14 @@ class RedisIdempotencyStoreOutageTest {
 
 	private static byte[] bytes(String text) {
 		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+	static final class CardDeclinedException extends RuntimeException {
+
+		CardDeclinedException(String message) {
+			super(message);
+		}
+
 	}
 
 }
