@@ -96,6 +96,14 @@ abstract class JdbcContentionTests {
 	abstract long lockWaits(JdbcClient jdbc);
 
 	/**
+	 * Ends the connections whose statements on the test table wait for a lock now, as a
+	 * server restart or a network failure would.
+	 * @param jdbc a client on another connection
+	 * @return how many were ended
+	 */
+	abstract int killLockWaiters(JdbcClient jdbc);
+
+	/**
 	 * The isolation level of the callers' transactions.
 	 * @return a {@link TransactionDefinition} isolation constant
 	 */
@@ -266,6 +274,48 @@ abstract class JdbcContentionTests {
 				return "charged";
 			});
 			assertThat(result).isEqualTo("charged");
+			assertThat(completionFailed.happened()).isTrue();
+			this.clock.advance(LEASE.plusMinutes(1));
+			assertThat(engine.execute(operation, id.key(), null, () -> "charged again")).isEqualTo("charged");
+		}
+		assertThat(runs).hasValue(1);
+		assertThat(this.store.find(id).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+	}
+
+	@Test
+	void aResultWhoseConnectionIsLostWhileItIsBeingStoredIsStoredOnARetry() throws Throwable {
+		// a lock timeout the test never reaches: the completion fails because its connection is gone
+		JdbcIdempotencyStore patient = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofMinutes(5),
+				this.clock);
+		FailedStoreCall completionFailed = new FailedStoreCall(StoreOperation.COMPLETE);
+		RecordId id = id("lost");
+		AtomicInteger runs = new AtomicInteger();
+		AtomicInteger killed = new AtomicInteger();
+		try (IdempotencyEngine engine = new IdempotencyEngine(patient, JsonMapper.builder().build(),
+				new EngineSettings(LEASE, false, Duration.ofDays(1), InProgressPolicy.REJECT, Duration.ZERO,
+						StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				completionFailed); Connection locker = this.dataSource.getConnection()) {
+			IdempotentOperation operation = engine.prepare(new OperationDefinition(this.prefix, String.class, false,
+					null, null, InProgressPolicy.DEFAULT, List.of()));
+			Object result = engine.execute(operation, id.key(), null, () -> {
+				runs.incrementAndGet();
+				// the completion waits on the row another transaction holds, and its connection is ended there
+				lockRow(locker, id);
+				this.executor.execute(() -> {
+					try {
+						awaitLockWait();
+						killed.set(killLockWaiters(JdbcClient.create(this.dataSource)));
+						completionFailed.await();
+						locker.rollback();
+					}
+					catch (Exception ex) {
+						throw new IllegalStateException(ex);
+					}
+				});
+				return "charged";
+			});
+			assertThat(result).isEqualTo("charged");
+			assertThat(killed).hasValue(1);
 			assertThat(completionFailed.happened()).isTrue();
 			this.clock.advance(LEASE.plusMinutes(1));
 			assertThat(engine.execute(operation, id.key(), null, () -> "charged again")).isEqualTo("charged");

@@ -17,4 +17,14 @@ class PostgresJdbcContentionTest extends JdbcContentionTests {
 			.single();
 	}
 
+	@Override
+	int killLockWaiters(JdbcClient jdbc) {
+		return jdbc
+			.sql("SELECT COUNT(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+					+ "WHERE wait_event_type = 'Lock' AND query LIKE :table) AS ended")
+			.param("table", "%" + TABLE + "%")
+			.query(Integer.class)
+			.single();
+	}
+
 }
