@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -222,6 +223,27 @@ class IdempotencyTemplateBatchTest {
 		assertThat(status("a")).isEqualTo(RecordStatus.COMPLETED);
 		assertThat(status("b")).isEqualTo(RecordStatus.FAILED);
 		assertThat(this.store.find(new RecordId(WORKFLOW, "c"))).isEmpty();
+	}
+
+	@Test
+	void aPermanentFailureOfAnItemTheStoreFailsToTakeIsRecordedOnARetrySoTheRedeliveryReplaysIt() {
+		this.store.failCalls("fail", 2);
+		Function<IdempotentRequest, String> declineB = (request) -> {
+			if ("b".equals(request.key())) {
+				this.runs.add("b");
+				throw new CardDeclinedException();
+			}
+			return charge(request);
+		};
+		assertThatExceptionOfType(CardDeclinedException.class)
+			.isThrownBy(() -> this.template.executeAll(requests("a", "b", "c"), String.class, declineB::apply))
+			.satisfies((ex) -> assertThat(ex.getSuppressed()).isEmpty());
+		assertThat(this.store.calls("fail")).isEqualTo(3);
+		assertThat(status("b")).isEqualTo(RecordStatus.FAILED);
+		this.clock.advance(Duration.ofMinutes(5));
+		assertThat(this.template.executeAll(requests("a", "b", "c"), String.class, declineB::apply))
+			.containsExactly("receipt-a-1", null, "receipt-c-3");
+		assertThat(this.runs).containsExactly("a", "b", "c");
 	}
 
 	@Test
