@@ -17,9 +17,8 @@ import io.github.idempotency.store.ClaimHandle;
  * caller's result: the record is completed, failed or released as for a synchronous run,
  * on the thread that settled the result. That thread is often an event loop, so a
  * completion or failure the store does not take is not retried on it: each further
- * attempt is a task on the
- * engine's scheduler (a fixed pair of threads, none of them sleeping between attempts),
- * and the caller's result settles once they end.
+ * attempt is a task on the engine's scheduler (a fixed pair of threads, none of them
+ * sleeping between attempts), and the caller's result settles once they end.
  */
 final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Throwable> {
 
@@ -70,7 +69,7 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 			store(StoreOperation.FAIL, () -> this.engine.fail(this.execution, this.claim, thrown, false),
 					(notStored) -> {
 						if (notStored != null) {
-							this.engine.notFinished(this.execution, thrown, notStored);
+							this.engine.notFinished(thrown, notStored);
 						}
 						settle(null, thrown);
 					});
@@ -99,15 +98,15 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 		this.engine.retrying(step, this.execution.id().toString(), this.execution.operation(),
 				(RuntimeException) notStored.getCause());
 		long deadline = System.nanoTime() + this.execution.operation().leaseTtl().toNanos();
-		retry(attempt, then, notStored, deadline, IdempotencyEngine.firstBackoff());
+		retry(step, attempt, then, notStored, deadline, IdempotencyEngine.firstBackoff(), 2);
 	}
 
 	/**
-	 * Makes the attempt again after {@code backoff}, on a thread of the engine's, and the
-	 * next one after twice that while the lease lasts.
+	 * Makes attempt {@code number} after {@code backoff}, on a thread of the engine's, and
+	 * the next one after twice that while the lease lasts.
 	 */
-	private void retry(Runnable attempt, Consumer<@Nullable RuntimeException> then, RuntimeException notStored,
-			long deadline, long backoff) {
+	private void retry(StoreOperation step, Runnable attempt, Consumer<@Nullable RuntimeException> then,
+			RuntimeException notStored, long deadline, long backoff, int number) {
 		long remaining = deadline - System.nanoTime();
 		if (remaining <= 0) {
 			then.accept(notStored);
@@ -116,11 +115,16 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 		try {
 			this.engine.retryLater(() -> {
 				RuntimeException again = inScope(() -> attempt(attempt));
-				if (again == null || !mayRetry(again)) {
+				if (again == null) {
+					this.engine.answered(step, this.execution.id().toString(), number);
+					then.accept(null);
+				}
+				else if (!mayRetry(again)) {
 					then.accept(again);
 				}
 				else {
-					retry(attempt, then, again, deadline, Math.min(backoff * 2, IdempotencyEngine.maxBackoff()));
+					retry(step, attempt, then, again, deadline,
+							Math.min(backoff * 2, IdempotencyEngine.maxBackoff()), number + 1);
 				}
 			}, Math.min(backoff, remaining));
 		}
@@ -133,15 +137,19 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 
 	/**
 	 * One attempt to store how the run ended.
-	 * @return what it threw, {@code null} once stored
+	 * @return what it threw (an {@link Error} wrapped, so that the caller's result still
+	 * settles), {@code null} once stored
 	 */
-	private static @Nullable RuntimeException attempt(Runnable attempt) {
+	private @Nullable RuntimeException attempt(Runnable attempt) {
 		try {
 			attempt.run();
 			return null;
 		}
 		catch (RuntimeException ex) {
 			return ex;
+		}
+		catch (Error ex) {
+			return new IdempotencyStoreException("Could not store how " + this.execution.id() + " ended", ex);
 		}
 	}
 
@@ -161,17 +169,21 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 	}
 
 	private void settle(@Nullable Object value, @Nullable Throwable failure) {
-		if (this.observation != null) {
-			if (failure != null) {
-				this.observation.error(failure);
+		try {
+			if (this.observation != null) {
+				if (failure != null) {
+					this.observation.error(failure);
+				}
+				this.observation.stop();
 			}
-			this.observation.stop();
 		}
-		if (failure != null) {
-			this.settled.completeExceptionally(failure);
-		}
-		else {
-			this.settled.complete(value);
+		finally {
+			if (failure != null) {
+				this.settled.completeExceptionally(failure);
+			}
+			else {
+				this.settled.complete(value);
+			}
 		}
 	}
 

@@ -68,8 +68,9 @@ public final class IdempotencyEngine implements AutoCloseable {
 	private final LeaseRenewer renewer;
 
 	/**
-	 * Where the results of asynchronous runs are offered again, one attempt per task, off
-	 * the threads that settled them: two threads, however many results wait.
+	 * Where the results (and permanent failures) of asynchronous runs are offered again,
+	 * one attempt per task, off the threads that settled them: two threads, however many
+	 * wait.
 	 */
 	private final ScheduledExecutorService resultRetries = Executors.newScheduledThreadPool(2, (task) -> {
 		Thread thread = new Thread(task, "idempotency-result-retry");
@@ -333,7 +334,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Runs an attempt to store a result later, on a thread of the engine's.
+	 * Runs an attempt to store a result or a failure later, on a thread of the engine's.
 	 * @param attempt the attempt
 	 * @param delayNanos when
 	 * @throws java.util.concurrent.RejectedExecutionException once the engine is closed
@@ -467,7 +468,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * one an earlier attempt finished (only its answer was lost, or a batch failed halfway)
 	 * counts as stored. Without {@code retry}, and where {@link #mayRetryResult} says no, the
 	 * error is thrown at once. Once the lease has run out another run may take the key over:
-	 * a fenced attempt then answers {@code false}, and the run that took over wins.
+	 * a fenced attempt then answers {@code false}, and the run that took over wins. A release
+	 * ({@code retry} false) is one attempt: the next delivery is meant to run again anyway.
 	 */
 	private <T> T storeResults(StoreOperation step, String what, IdempotentOperation operation, boolean retry,
 			Supplier<T> attempt) {
@@ -481,7 +483,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 				T stored = attempt.get();
 				this.observer.onStoreCall(step, System.nanoTime() - start, true);
 				if (number > 1) {
-					logger.info("The store answered on attempt " + number + " to take " + what(step) + what);
+					answered(step, what, number);
 				}
 				return stored;
 			}
@@ -523,8 +525,16 @@ public final class IdempotencyEngine implements AutoCloseable {
 				+ operation.leaseTtl() + ")");
 	}
 
+	void answered(StoreOperation step, String what, int attempt) {
+		logger.info("The store answered on attempt " + attempt + " to take " + what(step) + what);
+	}
+
 	private static String what(StoreOperation step) {
-		return (step == StoreOperation.FAIL) ? "the failure of " : "the result of ";
+		return switch (step) {
+			case FAIL -> "the failure of ";
+			case RELEASE -> "the release of ";
+			default -> "the result of ";
+		};
 	}
 
 	/**
@@ -546,7 +556,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Fails ({@code permanent}: retried as a result is, see {@link #storeResults}) or
+	 * Fails ({@code permanent}: retried as a result is, see {@link #storeResults}, so this
+	 * may wait for up to the lease: not for a thread that settles an asynchronous result) or
 	 * releases the claim after {@code failure}; a store error or a lost lease is added to
 	 * {@code failure} as suppressed.
 	 */
@@ -560,7 +571,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 			}
 		}
 		catch (IdempotencyStoreException ex) {
-			notFinished(execution, failure, ex);
+			notFinished(failure, ex);
 		}
 	}
 
@@ -578,7 +589,9 @@ public final class IdempotencyEngine implements AutoCloseable {
 					() -> claim.fail(failure) || isFinishedEarlier(execution, RecordStatus.FAILED));
 		}
 		catch (RuntimeException ex) {
-			throw new IdempotencyStoreException("Could not fail " + execution.id(), ex);
+			throw new IdempotencyStoreException("The failure of " + execution.id()
+					+ " could not be recorded; its record stays in progress until its lease runs out, then a delivery "
+					+ "may run the operation again", ex);
 		}
 		if (!failed) {
 			failure.addSuppressed(leaseLost(execution, "its failure was not recorded"));
@@ -592,7 +605,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 					() -> claim.release(failure));
 		}
 		catch (RuntimeException ex) {
-			throw new IdempotencyStoreException("Could not release " + execution.id(), ex);
+			throw new IdempotencyStoreException("The key of " + execution.id()
+					+ " could not be released; its record stays in progress until its lease runs out", ex);
 		}
 		if (!released) {
 			failure.addSuppressed(leaseLost(execution, "its failure was not recorded"));
@@ -603,9 +617,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * The store did not take how a run that threw {@code failure} ended: the store error
 	 * is added to {@code failure} as suppressed.
 	 */
-	void notFinished(Execution execution, Throwable failure, RuntimeException storeError) {
-		logger.warn(storeError.getMessage() + " after it threw " + failure
-				+ "; the key stays in progress until its lease runs out", storeError.getCause());
+	void notFinished(Throwable failure, RuntimeException storeError) {
+		logger.warn("After the operation threw " + failure + ": " + storeError.getMessage(), storeError);
 		failure.addSuppressed(storeError);
 	}
 

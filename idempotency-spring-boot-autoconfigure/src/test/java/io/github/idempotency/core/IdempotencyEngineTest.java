@@ -759,6 +759,27 @@ class IdempotencyEngineTest {
 		}
 
 		@Test
+		void aRetryAfterAnotherRunTookTheKeyOverAndFailedItIsALostLease() {
+			assertThatExceptionOfType(CardDeclinedException.class)
+				.isThrownBy(() -> IdempotencyEngineTest.this.engine.execute(operation(Receipt.class, null), "k1", "p",
+						() -> {
+							// this run stalls past its lease; another one takes the key over and fails it
+							IdempotencyEngineTest.this.clock.advance(Duration.ofMinutes(1));
+							this.store.claim(new ClaimRequest(this.id, "elsewhere", null, Duration.ofSeconds(30),
+									Duration.ofDays(1))).acquiredHandle().fail(new CardDeclinedException("elsewhere"));
+							// and this run's first attempt to record its failure fails
+							this.store.failCalls("fail", 1);
+							throw new CardDeclinedException("declined: 1");
+						}))
+				.satisfies((ex) -> assertThat(ex.getSuppressed()).singleElement()
+					.isInstanceOf(IdempotencyLeaseLostException.class));
+			IdempotencyRecord record = this.store.find(this.id).orElseThrow();
+			assertThat(record.owner()).isEqualTo("elsewhere");
+			assertThat(record.errorMessage()).isEqualTo("elsewhere");
+			assertThat(counter(IdempotencyMeters.LEASE_LOST)).isOne();
+		}
+
+		@Test
 		void retriesEndWithTheLeaseAndTheStoreErrorIsAddedToTheFailure() {
 			this.store.failCalls("fail", Integer.MAX_VALUE);
 			assertThatExceptionOfType(CardDeclinedException.class)
@@ -821,6 +842,28 @@ class IdempotencyEngineTest {
 				.satisfies((ex) -> assertThat(ex.getCause().getSuppressed()).isEmpty());
 			assertThat(this.store.find(this.id).orElseThrow().status()).isEqualTo(RecordStatus.FAILED);
 			assertThat(this.store.calls("release")).isZero();
+		}
+
+		@Test
+		void anAsynchronousFailureNeverRecordedKeepsTheKeyInProgress() throws Throwable {
+			this.store.failCalls("fail", Integer.MAX_VALUE);
+			IdempotentOperation operation = operation(new ParameterizedTypeReference<CompletableFuture<Receipt>>() {
+			}.getType(), Duration.ofMillis(50));
+			IdempotencyEngine.Action decline = () -> CompletableFuture.failedFuture(
+					new CardDeclinedException("declined: " + IdempotencyEngineTest.this.runs.incrementAndGet()));
+			CompletableFuture<?> result = (CompletableFuture<?>) IdempotencyEngineTest.this.engine.execute(operation,
+					"k1", "p", decline);
+			assertThat(result).failsWithin(Duration.ofSeconds(10))
+				.withThrowableOfType(java.util.concurrent.ExecutionException.class)
+				.withCauseInstanceOf(CardDeclinedException.class)
+				.satisfies((ex) -> assertThat(ex.getCause().getSuppressed()).singleElement()
+					.isInstanceOf(IdempotencyStoreException.class));
+			assertThat(this.store.calls("fail")).isGreaterThan(1);
+			// not released: the redelivery finds it in progress instead of running it again
+			assertThat(this.store.calls("release")).isZero();
+			assertThatExceptionOfType(IdempotencyInProgressException.class)
+				.isThrownBy(() -> IdempotencyEngineTest.this.engine.execute(operation, "k1", "p", decline));
+			assertThat(IdempotencyEngineTest.this.runs).hasValue(1);
 		}
 
 	}

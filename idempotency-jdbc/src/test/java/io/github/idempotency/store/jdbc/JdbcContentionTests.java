@@ -10,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -96,12 +97,20 @@ abstract class JdbcContentionTests {
 	abstract long lockWaits(JdbcClient jdbc);
 
 	/**
-	 * Ends the connections whose statements on the test table wait for a lock now, as a
-	 * server restart or a network failure would.
+	 * The server's id of a connection's session.
+	 * @param connection the connection
+	 * @return its process or thread id
+	 */
+	abstract long sessionId(Connection connection) throws SQLException;
+
+	/**
+	 * Ends the connections whose statements wait for a lock that session {@code holder}
+	 * holds, as a server restart or a network failure would.
 	 * @param jdbc a client on another connection
+	 * @param holder the session holding the lock
 	 * @return how many were ended
 	 */
-	abstract int killLockWaiters(JdbcClient jdbc);
+	abstract int killWaitersBehind(JdbcClient jdbc, long holder);
 
 	/**
 	 * The isolation level of the callers' transactions.
@@ -285,7 +294,7 @@ abstract class JdbcContentionTests {
 	@Test
 	void aResultWhoseConnectionIsLostWhileItIsBeingStoredIsStoredOnARetry() throws Throwable {
 		// a lock timeout the test never reaches: the completion fails because its connection is gone
-		JdbcIdempotencyStore patient = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofMinutes(5),
+		JdbcIdempotencyStore patient = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(30),
 				this.clock);
 		FailedStoreCall completionFailed = new FailedStoreCall(StoreOperation.COMPLETE);
 		RecordId id = id("lost");
@@ -297,24 +306,28 @@ abstract class JdbcContentionTests {
 				completionFailed); Connection locker = this.dataSource.getConnection()) {
 			IdempotentOperation operation = engine.prepare(new OperationDefinition(this.prefix, String.class, false,
 					null, null, InProgressPolicy.DEFAULT, List.of()));
+			long holder = sessionId(locker);
+			CompletableFuture<?> ending = new CompletableFuture<>();
 			Object result = engine.execute(operation, id.key(), null, () -> {
 				runs.incrementAndGet();
 				// the completion waits on the row another transaction holds, and its connection is ended there
 				lockRow(locker, id);
-				this.executor.execute(() -> {
+				ending.completeAsync(() -> {
 					try {
 						awaitLockWait();
-						killed.set(killLockWaiters(JdbcClient.create(this.dataSource)));
+						killed.set(killWaitersBehind(JdbcClient.create(this.dataSource), holder));
 						completionFailed.await();
 						locker.rollback();
+						return null;
 					}
 					catch (Exception ex) {
 						throw new IllegalStateException(ex);
 					}
-				});
+				}, this.executor);
 				return "charged";
 			});
 			assertThat(result).isEqualTo("charged");
+			assertThat(ending).succeedsWithin(Duration.ofSeconds(10));
 			assertThat(killed).hasValue(1);
 			assertThat(completionFailed.happened()).isTrue();
 			this.clock.advance(LEASE.plusMinutes(1));

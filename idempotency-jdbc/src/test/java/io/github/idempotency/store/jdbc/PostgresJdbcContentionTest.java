@@ -1,5 +1,10 @@
 package io.github.idempotency.store.jdbc;
 
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
 import io.github.idempotency.testsupport.TestDatabases;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
@@ -18,11 +23,20 @@ class PostgresJdbcContentionTest extends JdbcContentionTests {
 	}
 
 	@Override
-	int killLockWaiters(JdbcClient jdbc) {
+	long sessionId(Connection connection) throws SQLException {
+		try (Statement statement = connection.createStatement();
+				ResultSet result = statement.executeQuery("SELECT pg_backend_pid()")) {
+			result.next();
+			return result.getLong(1);
+		}
+	}
+
+	@Override
+	int killWaitersBehind(JdbcClient jdbc, long holder) {
 		return jdbc
 			.sql("SELECT COUNT(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-					+ "WHERE wait_event_type = 'Lock' AND query LIKE :table) AS ended")
-			.param("table", "%" + TABLE + "%")
+					+ "WHERE :holder = ANY (pg_blocking_pids(pid))) AS ended")
+			.param("holder", (int) holder)
 			.query(Integer.class)
 			.single();
 	}

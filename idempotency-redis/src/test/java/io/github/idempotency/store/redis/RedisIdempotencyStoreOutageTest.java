@@ -314,7 +314,8 @@ class RedisIdempotencyStoreOutageTest {
 			return result;
 		}
 		try {
-			return ((CompletableFuture<?>) result).get(30, TimeUnit.SECONDS);
+			// longer than the lease: the result settles once the retries end, if not before
+			return ((CompletableFuture<?>) result).get(60, TimeUnit.SECONDS);
 		}
 		catch (ExecutionException ex) {
 			throw ex.getCause();
