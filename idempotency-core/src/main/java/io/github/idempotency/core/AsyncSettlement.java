@@ -24,6 +24,8 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 
 	private final IdempotencyEngine engine;
 
+	private final RunEndings endings;
+
 	private final Execution execution;
 
 	private final ClaimHandle claim;
@@ -37,6 +39,7 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 	AsyncSettlement(IdempotencyEngine engine, Execution execution, ClaimHandle claim, LeaseRenewer.@Nullable Lease lease,
 			CompletableFuture<@Nullable Object> settled, @Nullable Observation observation) {
 		this.engine = engine;
+		this.endings = engine.endings();
 		this.execution = execution;
 		this.claim = claim;
 		this.lease = lease;
@@ -61,15 +64,15 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 		if (cause == null) {
 			// a result that is not stored leaves the record in progress: released, it would run again
 			String result = response;
-			store(StoreOperation.COMPLETE, () -> this.engine.complete(this.execution, this.claim, result, false),
+			store(StoreOperation.COMPLETE, () -> this.endings.complete(this.execution, this.claim, result, false),
 					(notStored) -> settle(value, notStored));
 		}
 		else if (this.execution.operation().isPermanentFailure(cause)) {
 			Throwable thrown = cause;
-			store(StoreOperation.FAIL, () -> this.engine.fail(this.execution, this.claim, thrown, false),
+			store(StoreOperation.FAIL, () -> this.endings.fail(this.execution, this.claim, thrown, false),
 					(notStored) -> {
 						if (notStored != null) {
-							this.engine.notFinished(thrown, notStored);
+							this.endings.notFinished(thrown, notStored);
 						}
 						settle(null, thrown);
 					});
@@ -77,7 +80,7 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 		else {
 			Throwable thrown = cause;
 			inScope(() -> {
-				this.engine.finishAfterFailure(this.execution, this.claim, thrown, false);
+				this.endings.finishAfterFailure(this.execution, this.claim, thrown, false);
 				return null;
 			});
 			settle(null, thrown);
@@ -95,7 +98,7 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 			then.accept(notStored);
 			return;
 		}
-		this.engine.retrying(step, this.execution.id().toString(), this.execution.operation(),
+		this.endings.retrying(step, this.execution.id().toString(), this.execution.operation(),
 				(RuntimeException) notStored.getCause());
 		long deadline = System.nanoTime() + this.execution.operation().leaseTtl().toNanos();
 		retry(step, attempt, then, notStored, deadline, IdempotencyEngine.firstBackoff(), 2);
@@ -113,10 +116,10 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 			return;
 		}
 		try {
-			this.engine.retryLater(() -> {
+			this.endings.retryLater(() -> {
 				RuntimeException again = inScope(() -> attempt(attempt));
 				if (again == null) {
-					this.engine.answered(step, this.execution.id().toString(), number);
+					this.endings.answered(step, this.execution.id().toString(), number);
 					then.accept(null);
 				}
 				else if (!mayRetry(again)) {
@@ -156,7 +159,7 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 	/** A store error a retry may fix ({@code complete} and {@code fail} wrap what the store threw). */
 	private static boolean mayRetry(RuntimeException notStored) {
 		return notStored instanceof IdempotencyStoreException && notStored.getCause() instanceof RuntimeException cause
-				&& IdempotencyEngine.mayRetryResult(cause);
+				&& RunEndings.mayRetryResult(cause);
 	}
 
 	private <T> T inScope(Supplier<T> step) {

@@ -317,7 +317,7 @@ final class BatchRun {
 		if (failed < 0 || failed >= positions.length) {
 			for (int i : positions) {
 				this.engine.cancel(this.slots[i].lease);
-				this.engine.finishAfterFailure(this.slots[i].execution, this.slots[i].handle, ex, false);
+				this.engine.endings().finishAfterFailure(this.slots[i].execution, this.slots[i].handle, ex, false);
 			}
 			return ex;
 		}
@@ -329,11 +329,11 @@ final class BatchRun {
 		}
 		Item item = this.slots[positions[failed]];
 		this.engine.cancel(item.lease);
-		this.engine.finishAfterFailure(item.execution, item.handle, this.failures.cause(ex));
+		this.engine.endings().finishAfterFailure(item.execution, item.handle, this.failures.cause(ex));
 		for (int j = failed + 1; j < positions.length; j++) {
 			Item later = this.slots[positions[j]];
 			this.engine.cancel(later.lease);
-			this.engine.finishAfterFailure(later.execution, later.handle, ex, false);
+			this.engine.endings().finishAfterFailure(later.execution, later.handle, ex, false);
 		}
 		Throwable translated = this.failures.translate(ex, positions[failed], originals());
 		if (translated != ex) {
@@ -369,7 +369,7 @@ final class BatchRun {
 		}
 		if (!handles.isEmpty()) {
 			try {
-				for (RuntimeException ex : this.engine.completeAll(executions, handles, responses)) {
+				for (RuntimeException ex : this.engine.endings().completeAll(executions, handles, responses)) {
 					if (ex != null) {
 						first = addTo(first, ex);
 					}
@@ -438,7 +438,7 @@ final class BatchRun {
 
 	private void release(Item item, Throwable reason) {
 		this.engine.cancel(item.lease);
-		this.engine.finishAfterFailure(item.execution, item.handle, reason, false);
+		this.engine.endings().finishAfterFailure(item.execution, item.handle, reason, false);
 	}
 
 	private void reject(Item item, IdempotencyException rejection) {

@@ -5,6 +5,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.IdempotencyContext;
+import io.github.idempotency.IdempotencyLeaseLostException;
 import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.RecordId;
@@ -105,13 +106,19 @@ final class Execution extends IdempotencyContext {
 	}
 
 	/**
-	 * Records that the claim was lost.
-	 * @return {@code true} the first time only (the loss is counted once)
+	 * The exception that says this run's claim was taken over; the loss is counted by
+	 * {@code observer} the first time only.
+	 * @param observer counts the loss
+	 * @param consequence what did not happen because of it
+	 * @return the exception to throw or add
 	 */
-	boolean markLeaseLost() {
-		boolean first = !this.leaseLost;
-		this.leaseLost = true;
-		return first;
+	IdempotencyLeaseLostException leaseLost(IdempotencyObserver observer, String consequence) {
+		if (!this.leaseLost) {
+			this.leaseLost = true;
+			observer.onLeaseLost(workflow());
+		}
+		return new IdempotencyLeaseLostException("The claim of " + id() + " (attempt " + attempt()
+				+ ") was taken over by another run; " + consequence);
 	}
 
 }
