@@ -269,12 +269,9 @@ abstract class JdbcContentionTests {
 		FailedStoreCall completionFailed = new FailedStoreCall(StoreOperation.COMPLETE);
 		RecordId id = id("held");
 		AtomicInteger runs = new AtomicInteger();
-		try (IdempotencyEngine engine = new IdempotencyEngine(impatient, JsonMapper.builder().build(),
-				new EngineSettings(LEASE, false, Duration.ofDays(1), InProgressPolicy.REJECT, Duration.ZERO,
-						StoreUnavailablePolicy.FAIL_CLOSED, 255),
-				completionFailed); Connection locker = this.dataSource.getConnection()) {
-			IdempotentOperation operation = engine.prepare(new OperationDefinition(this.prefix, String.class, false,
-					null, null, InProgressPolicy.DEFAULT, List.of()));
+		try (IdempotencyEngine engine = retryingEngine(impatient, completionFailed);
+				Connection locker = this.dataSource.getConnection()) {
+			IdempotentOperation operation = operation(engine);
 			Object result = engine.execute(operation, id.key(), null, () -> {
 				runs.incrementAndGet();
 				// the row of the claim, committed, locked by another transaction until the completion gave up once
@@ -300,12 +297,9 @@ abstract class JdbcContentionTests {
 		RecordId id = id("lost");
 		AtomicInteger runs = new AtomicInteger();
 		AtomicInteger killed = new AtomicInteger();
-		try (IdempotencyEngine engine = new IdempotencyEngine(patient, JsonMapper.builder().build(),
-				new EngineSettings(LEASE, false, Duration.ofDays(1), InProgressPolicy.REJECT, Duration.ZERO,
-						StoreUnavailablePolicy.FAIL_CLOSED, 255),
-				completionFailed); Connection locker = this.dataSource.getConnection()) {
-			IdempotentOperation operation = engine.prepare(new OperationDefinition(this.prefix, String.class, false,
-					null, null, InProgressPolicy.DEFAULT, List.of()));
+		try (IdempotencyEngine engine = retryingEngine(patient, completionFailed);
+				Connection locker = this.dataSource.getConnection()) {
+			IdempotentOperation operation = operation(engine);
 			long holder = sessionId(locker);
 			CompletableFuture<?> ending = new CompletableFuture<>();
 			Object result = engine.execute(operation, id.key(), null, () -> {
@@ -345,10 +339,8 @@ abstract class JdbcContentionTests {
 		List<String> runs = new CopyOnWriteArrayList<>();
 		List<IdempotentRequest> batch = List.of(IdempotentRequest.of(this.prefix, "a"),
 				IdempotentRequest.of(this.prefix, "b"), IdempotentRequest.of(this.prefix, "c"));
-		try (IdempotencyEngine engine = new IdempotencyEngine(impatient, JsonMapper.builder().build(),
-				new EngineSettings(LEASE, false, Duration.ofDays(1), InProgressPolicy.REJECT, Duration.ZERO,
-						StoreUnavailablePolicy.FAIL_CLOSED, 255),
-				completionFailed); Connection locker = this.dataSource.getConnection()) {
+		try (IdempotencyEngine engine = retryingEngine(impatient, completionFailed);
+				Connection locker = this.dataSource.getConnection()) {
 			IdempotencyTemplate template = new DefaultIdempotencyTemplate(engine);
 			List<String> results = template.executeAll(batch, String.class, (request) -> {
 				runs.add((String) request.key());
@@ -427,8 +419,22 @@ abstract class JdbcContentionTests {
 	}
 
 	private IdempotentOperation operation() {
-		return this.engine.prepare(new OperationDefinition(this.prefix, String.class, false, null, null,
+		return operation(this.engine);
+	}
+
+	private IdempotentOperation operation(IdempotencyEngine engine) {
+		return engine.prepare(new OperationDefinition(this.prefix, String.class, false, null, null,
 				InProgressPolicy.DEFAULT, List.of()));
+	}
+
+	/**
+	 * An engine on {@code store} that rejects a key in progress at once and tells
+	 * {@code observer} of its store calls.
+	 */
+	private static IdempotencyEngine retryingEngine(JdbcIdempotencyStore store, IdempotencyObserver observer) {
+		return new IdempotencyEngine(store, JsonMapper.builder().build(), new EngineSettings(LEASE, false,
+				Duration.ofDays(1), InProgressPolicy.REJECT, Duration.ZERO, StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				observer);
 	}
 
 	private JdbcIdempotencyStore storeOn(Connection connection) {
