@@ -4,9 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,7 +15,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -53,7 +50,7 @@ public final class RedisServerProcess implements AutoCloseable {
 	private static final Set<RedisServerProcess> open = ConcurrentHashMap.newKeySet();
 
 	/** Whether {@code redis-server} is on the {@code PATH}; else it runs in containers. */
-	private static final boolean fromPath = onPath("redis-server");
+	private static final boolean fromPath = TestServers.onPath("redis-server");
 
 	static {
 		Runtime.getRuntime().addShutdownHook(new Thread(() -> List.copyOf(open).forEach((server) -> {
@@ -87,7 +84,7 @@ public final class RedisServerProcess implements AutoCloseable {
 					+ "run on the host's network); neither is there");
 		}
 		this.options = List.of(options);
-		this.port = sparePort();
+		this.port = TestServers.sparePort();
 		try {
 			this.directory = Files.createTempDirectory("idempotency-redis-");
 		}
@@ -302,37 +299,6 @@ public final class RedisServerProcess implements AutoCloseable {
 
 	private boolean accepts() {
 		try (Socket socket = new Socket("127.0.0.1", this.port)) {
-			return true;
-		}
-		catch (IOException ex) {
-			return false;
-		}
-	}
-
-	private static boolean onPath(String program) {
-		String path = System.getenv("PATH");
-		return path != null && Stream.of(path.split(File.pathSeparator))
-			.anyMatch((directory) -> Files.isExecutable(Path.of(directory, program)));
-	}
-
-	/**
-	 * A free local port below the range the system picks the local ports of outgoing
-	 * connections from (32768 and up on Linux, 49152 and up elsewhere), so that no
-	 * connection takes it before the server is up or while it is stopped; the port 10000
-	 * above it, a cluster node's bus port, is free too.
-	 */
-	private static int sparePort() {
-		for (int attempt = 0; attempt < 100; attempt++) {
-			int port = ThreadLocalRandom.current().nextInt(10000, 22768);
-			if (free(port) && free(port + 10000)) {
-				return port;
-			}
-		}
-		throw new IllegalStateException("Found no free port between 10000 and 22767 for a redis-server");
-	}
-
-	private static boolean free(int port) {
-		try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
 			return true;
 		}
 		catch (IOException ex) {

@@ -1,11 +1,19 @@
 package io.github.idempotency.testsupport;
 
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.DriverManager;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 import com.rabbitmq.client.ConnectionFactory;
 import com.redis.testcontainers.RedisContainer;
@@ -175,6 +183,37 @@ public final class TestServers {
 
 		void check(String address) throws Exception;
 
+	}
+
+	static boolean onPath(String program) {
+		String path = System.getenv("PATH");
+		return path != null && Stream.of(path.split(File.pathSeparator))
+			.anyMatch((directory) -> Files.isExecutable(Path.of(directory, program)));
+	}
+
+	/**
+	 * A free local port below the range the system picks the local ports of outgoing
+	 * connections from (32768 and up on Linux, 49152 and up elsewhere), so that no
+	 * connection takes it before the server is up or while it is stopped; the port 10000
+	 * above it, a Redis Cluster node's bus port, is free too.
+	 */
+	static int sparePort() {
+		for (int attempt = 0; attempt < 100; attempt++) {
+			int port = ThreadLocalRandom.current().nextInt(10000, 22768);
+			if (free(port) && free(port + 10000)) {
+				return port;
+			}
+		}
+		throw new IllegalStateException("Found no free port between 10000 and 22767 for a server");
+	}
+
+	private static boolean free(int port) {
+		try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
 	}
 
 }
