@@ -17,8 +17,9 @@ import io.github.idempotency.store.ClaimHandle;
  * caller's result: the record is completed, failed or released as for a synchronous run,
  * on the thread that settled the result. That thread is often an event loop, so a
  * completion or failure the store does not take is not retried on it: each further
- * attempt is a task on the engine's scheduler (a fixed pair of threads, none of them
- * sleeping between attempts), and the caller's result settles once they end.
+ * attempt is a task on the engine's retry scheduler ({@link RunEndings}: a fixed pair of
+ * threads, none of them sleeping between attempts), and the caller's result settles once
+ * they end.
  */
 final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Throwable> {
 
@@ -89,7 +90,7 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 
 	/**
 	 * Stores how the run ended with a first {@code attempt} here and, after a store error a
-	 * retry may fix, further ones on the engine's threads while the lease lasts; then hands
+	 * retry may fix, further ones on the engine's retry threads while the lease lasts; then hands
 	 * what the last attempt threw ({@code null} once stored) to {@code then}.
 	 */
 	private void store(StoreOperation step, Runnable attempt, Consumer<@Nullable RuntimeException> then) {
@@ -105,7 +106,7 @@ final class AsyncSettlement implements BiConsumer<@Nullable Object, @Nullable Th
 	}
 
 	/**
-	 * Makes attempt {@code number} after {@code backoff}, on a thread of the engine's, and
+	 * Makes attempt {@code number} after {@code backoff}, on one of the engine's retry threads, and
 	 * the next one after twice that while the lease lasts.
 	 */
 	private void retry(StoreOperation step, Runnable attempt, Consumer<@Nullable RuntimeException> then,

@@ -25,7 +25,8 @@ import io.github.idempotency.store.RecordStatus;
  */
 final class RunEndings implements AutoCloseable {
 
-	private static final Log logger = LogFactory.getLog(RunEndings.class);
+	/** The engine's logger: what happens to a run's end is the engine's to say. */
+	private static final Log logger = LogFactory.getLog(IdempotencyEngine.class);
 
 	private final IdempotencyStore store;
 
@@ -90,7 +91,7 @@ final class RunEndings implements AutoCloseable {
 	/**
 	 * Completes several executions in one store call (one {@code complete} step): a claim
 	 * that is no longer its run's is answered at its position with an
-	 * {@link IdempotencyLeaseLostException}; a store error is thrown for them all.
+	 * {@link io.github.idempotency.IdempotencyLeaseLostException}; a store error is thrown for them all.
 	 * @return per execution what to throw, {@code null} where it was completed
 	 */
 	@Nullable RuntimeException[] completeAll(List<Execution> executions, List<ClaimHandle> claims,

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -37,7 +38,7 @@ import static org.awaitility.Awaitility.await;
  */
 public final class PostgresServerProcess implements AutoCloseable {
 
-	private static final DockerImageName IMAGE = DockerImageName.parse("postgres:15-alpine");
+	private static final DockerImageName IMAGE = DockerImageName.parse("postgres:16-alpine");
 
 	/** Every server not closed yet: the shutdown hook closes them. */
 	private static final Set<PostgresServerProcess> open = ConcurrentHashMap.newKeySet();
@@ -67,6 +68,8 @@ public final class PostgresServerProcess implements AutoCloseable {
 	private final Path data;
 
 	private boolean initialized;
+
+	private boolean closed;
 
 	private @Nullable GenericContainer<?> container;
 
@@ -105,17 +108,39 @@ public final class PostgresServerProcess implements AutoCloseable {
 	 * @return this server
 	 */
 	public PostgresServerProcess start() {
+		try {
+			launch();
+			await().atMost(30, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(50)).until(this::answers);
+			return this;
+		}
+		catch (RuntimeException ex) {
+			String log = log();
+			close();
+			throw new IllegalStateException("The PostgreSQL server on port " + this.port + " did not come up" + log, ex);
+		}
+	}
+
+	private void launch() {
 		if (fromPath) {
 			if (!this.initialized) {
 				if (!asServerUser.isEmpty()) {
 					run(List.of("chown", "postgres", this.directory.toString()));
 				}
-				run(command("initdb", "-D", this.data.toString(), "-A", "trust", "-U", "postgres", "--no-sync"));
+				run(command("initdb", "-D", this.data.toString(), "-A", "trust", "-U", "postgres", "-E", "UTF8",
+						"--no-locale", "--no-sync"));
+				// in its configuration rather than on pg_ctl's command line, which a shell splits
+				try {
+					Files.writeString(this.data.resolve("postgresql.conf"), "\nport = " + this.port
+							+ "\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = ''\n",
+							StandardOpenOption.APPEND);
+				}
+				catch (IOException ex) {
+					throw new UncheckedIOException(ex);
+				}
 				this.initialized = true;
 			}
 			run(command("pg_ctl", "-D", this.data.toString(), "-l", this.directory.resolve("postgres.log").toString(),
-					"-o", "-p " + this.port + " -k " + this.directory + " -c listen_addresses=127.0.0.1", "-w",
-					"start"));
+					"-w", "start"));
 		}
 		else {
 			// the image's entrypoint creates the cluster in the bound directory the first time
@@ -126,8 +151,6 @@ public final class PostgresServerProcess implements AutoCloseable {
 				.withCommand("postgres", "-p", String.valueOf(this.port), "-c", "listen_addresses=127.0.0.1");
 			this.container.start();
 		}
-		await().atMost(30, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(50)).until(this::answers);
-		return this;
 	}
 
 	/**
@@ -151,6 +174,10 @@ public final class PostgresServerProcess implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
+		if (this.closed) {
+			return;
+		}
+		this.closed = true;
 		try {
 			if (this.container != null) {
 				this.container.stop();
@@ -159,15 +186,20 @@ public final class PostgresServerProcess implements AutoCloseable {
 			else if (this.initialized && Files.exists(this.data.resolve("postmaster.pid"))) {
 				run(command("pg_ctl", "-D", this.data.toString(), "-m", "immediate", "-w", "stop"));
 			}
-			try (Stream<Path> files = Files.walk(this.directory)) {
-				files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-			}
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
 		}
 		finally {
 			open.remove(this);
+			delete();
+		}
+	}
+
+	/** Deletes the directory, as far as this JVM may (a container's files may be another user's). */
+	private void delete() {
+		try (Stream<Path> files = Files.walk(this.directory)) {
+			files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+		}
+		catch (IOException | UncheckedIOException ex) {
+			System.err.println("Could not delete " + this.directory + ": " + ex);
 		}
 	}
 
@@ -186,13 +218,26 @@ public final class PostgresServerProcess implements AutoCloseable {
 		return full;
 	}
 
-	/** Runs {@code command} to its end; fails with its output unless it succeeded. */
+	/** Runs {@code command} to its end, within a minute; fails with its output unless it succeeded. */
 	private void run(List<String> command) {
 		try {
-			Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-			String output = new String(process.getInputStream().readAllBytes());
-			if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
-				throw new IllegalStateException(String.join(" ", command) + " failed: " + output + log());
+			Path output = Files.createTempFile("idempotency-postgres-command-", ".log");
+			try {
+				// in the server's directory: the postgres user may not enter the JVM's own
+				Process process = new ProcessBuilder(command).directory(this.directory.toFile())
+					.redirectErrorStream(true)
+					.redirectOutput(output.toFile())
+					.start();
+				boolean ended = process.waitFor(60, TimeUnit.SECONDS);
+				if (!ended) {
+					process.destroyForcibly();
+				}
+				if (!ended || process.exitValue() != 0) {
+					throw new IllegalStateException(String.join(" ", command) + " failed: " + Files.readString(output));
+				}
+			}
+			finally {
+				Files.deleteIfExists(output);
 			}
 		}
 		catch (IOException ex) {
@@ -207,10 +252,10 @@ public final class PostgresServerProcess implements AutoCloseable {
 	private String log() {
 		try {
 			Path log = this.directory.resolve("postgres.log");
-			return Files.exists(log) ? "\n" + Files.readString(log) : "";
+			return Files.exists(log) ? ":\n" + Files.readString(log) : "";
 		}
-		catch (IOException ex) {
-			return ex.toString();
+		catch (IOException | UncheckedIOException ex) {
+			return ": " + ex;
 		}
 	}
 

@@ -185,6 +185,11 @@ public final class TestServers {
 
 	}
 
+	/**
+	 * Whether an executable {@code program} is in a directory of the {@code PATH}.
+	 * @param program the program's file name
+	 * @return {@code true} when it is
+	 */
 	static boolean onPath(String program) {
 		String path = System.getenv("PATH");
 		return path != null && Stream.of(path.split(File.pathSeparator))

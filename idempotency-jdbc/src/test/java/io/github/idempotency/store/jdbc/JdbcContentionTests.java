@@ -269,7 +269,7 @@ abstract class JdbcContentionTests {
 		FailedStoreCall completionFailed = new FailedStoreCall(StoreOperation.COMPLETE);
 		RecordId id = id("held");
 		AtomicInteger runs = new AtomicInteger();
-		try (IdempotencyEngine engine = retryingEngine(impatient, completionFailed);
+		try (IdempotencyEngine engine = observedEngine(impatient, completionFailed);
 				Connection locker = this.dataSource.getConnection()) {
 			IdempotentOperation operation = operation(engine);
 			Object result = engine.execute(operation, id.key(), null, () -> {
@@ -297,7 +297,7 @@ abstract class JdbcContentionTests {
 		RecordId id = id("lost");
 		AtomicInteger runs = new AtomicInteger();
 		AtomicInteger killed = new AtomicInteger();
-		try (IdempotencyEngine engine = retryingEngine(patient, completionFailed);
+		try (IdempotencyEngine engine = observedEngine(patient, completionFailed);
 				Connection locker = this.dataSource.getConnection()) {
 			IdempotentOperation operation = operation(engine);
 			long holder = sessionId(locker);
@@ -339,7 +339,7 @@ abstract class JdbcContentionTests {
 		List<String> runs = new CopyOnWriteArrayList<>();
 		List<IdempotentRequest> batch = List.of(IdempotentRequest.of(this.prefix, "a"),
 				IdempotentRequest.of(this.prefix, "b"), IdempotentRequest.of(this.prefix, "c"));
-		try (IdempotencyEngine engine = retryingEngine(impatient, completionFailed);
+		try (IdempotencyEngine engine = observedEngine(impatient, completionFailed);
 				Connection locker = this.dataSource.getConnection()) {
 			IdempotencyTemplate template = new DefaultIdempotencyTemplate(engine);
 			List<String> results = template.executeAll(batch, String.class, (request) -> {
@@ -431,7 +431,7 @@ abstract class JdbcContentionTests {
 	 * An engine on {@code store} that rejects a key in progress at once and tells
 	 * {@code observer} of its store calls.
 	 */
-	private static IdempotencyEngine retryingEngine(JdbcIdempotencyStore store, IdempotencyObserver observer) {
+	private static IdempotencyEngine observedEngine(JdbcIdempotencyStore store, IdempotencyObserver observer) {
 		return new IdempotencyEngine(store, JsonMapper.builder().build(), new EngineSettings(LEASE, false,
 				Duration.ofDays(1), InProgressPolicy.REJECT, Duration.ZERO, StoreUnavailablePolicy.FAIL_CLOSED, 255),
 				observer);
