@@ -3,14 +3,9 @@ package io.github.idempotency.store.jdbc;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import com.zaxxer.hikari.HikariDataSource;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
@@ -28,7 +23,7 @@ import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.testsupport.FailedStoreCall;
-import io.github.idempotency.testsupport.PostgresServerProcess;
+import io.github.idempotency.testsupport.PostgresOutage;
 import io.github.idempotency.testsupport.TestDatabases;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -44,55 +39,38 @@ class PostgresJdbcOutageTest {
 
 	private static final String TABLE = "idempotency_outage";
 
-	private final PostgresServerProcess server = new PostgresServerProcess().start();
-
-	private final HikariDataSource dataSource = new HikariDataSource();
+	private final PostgresOutage outage = new PostgresOutage();
 
 	private final JdbcIdempotencyStore store;
 
-	private final ExecutorService restarter = Executors.newSingleThreadExecutor();
-
 	private final AtomicInteger runs = new AtomicInteger();
 
-	private volatile @Nullable Future<?> restart;
-
-	PostgresJdbcOutageTest() {
-		this.dataSource.setJdbcUrl(this.server.url());
-		// while the server is down, a connection is refused within a second, not the pool's default 30
-		this.dataSource.setConnectionTimeout(1000);
+	PostgresJdbcOutageTest() throws Exception {
 		try {
-			TestDatabases.createTable(this.dataSource, "postgresql", TABLE);
+			TestDatabases.createTable(this.outage.dataSource(), "postgresql", TABLE);
 		}
 		catch (RuntimeException ex) {
-			this.dataSource.close();
-			this.server.close();
+			this.outage.close();
 			throw ex;
 		}
-		this.store = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(5), Clock.systemUTC());
+		this.store = new JdbcIdempotencyStore(this.outage.dataSource(), TABLE, Duration.ofSeconds(5),
+				Clock.systemUTC());
 	}
 
 	@AfterEach
 	void close() throws Exception {
-		try {
-			if (this.restart != null) {
-				// a restart that failed says so here, rather than as a store error at the end of the lease
-				this.restart.get(30, TimeUnit.SECONDS);
-			}
-		}
-		finally {
-			this.restarter.shutdownNow();
-			this.dataSource.close();
-			this.server.close();
-		}
+		this.outage.close();
 	}
 
 	@Test
 	void failClosedThrowsAndRunsNothingWhilePostgresIsDown() {
 		try (IdempotencyEngine engine = engine(IdempotencyObserver.NONE)) {
 			IdempotentOperation operation = operation(engine);
-			this.server.stop();
+			AtomicBoolean over = new AtomicBoolean();
+			this.outage.begin(over::get);
 			assertThatExceptionOfType(IdempotencyStoreException.class)
 				.isThrownBy(() -> engine.execute(operation, "k1", null, this::charge));
+			over.set(true);
 		}
 		assertThat(this.runs).hasValue(0);
 	}
@@ -104,7 +82,7 @@ class PostgresJdbcOutageTest {
 			IdempotentOperation operation = operation(engine);
 			Object result = engine.execute(operation, "k1", null, () -> {
 				// the claim is committed; the server crashes before the result is stored, and is back once that failed
-				crashUntilFailed(completionFailed);
+				this.outage.begin(completionFailed::happened);
 				return charge();
 			});
 			assertThat(result).isEqualTo("charged 1");
@@ -124,7 +102,7 @@ class PostgresJdbcOutageTest {
 			IdempotentOperation operation = operation(engine);
 			assertThatExceptionOfType(CardDeclinedException.class)
 				.isThrownBy(() -> engine.execute(operation, "k1", null, () -> {
-					crashUntilFailed(failureNotRecorded);
+					this.outage.begin(failureNotRecorded::happened);
 					throw new CardDeclinedException(charge());
 				}))
 				.withMessage("charged 1")
@@ -137,18 +115,6 @@ class PostgresJdbcOutageTest {
 		assertThat(this.runs).hasValue(1);
 		assertThat(this.store.find(new RecordId("outage", "k1")).orElseThrow().status())
 			.isEqualTo(RecordStatus.FAILED);
-	}
-
-	/**
-	 * Crashes the server now and starts it again, on another thread, once a store call of
-	 * the kind {@code failed} waits for has failed.
-	 */
-	private void crashUntilFailed(FailedStoreCall failed) {
-		this.server.stop();
-		this.restart = this.restarter.submit(() -> {
-			failed.await();
-			return this.server.start();
-		});
 	}
 
 	private String charge() {

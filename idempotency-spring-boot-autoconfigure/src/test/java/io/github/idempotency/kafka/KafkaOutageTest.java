@@ -2,11 +2,14 @@ package io.github.idempotency.kafka;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+
+import javax.sql.DataSource;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.Idempotent;
@@ -14,7 +17,9 @@ import io.github.idempotency.metrics.IdempotencyMeters;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
+import io.github.idempotency.testsupport.PostgresOutage;
 import io.github.idempotency.testsupport.RedisOutage;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -29,34 +34,47 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A {@code @KafkaListener} on the Redis store whose Redis goes away after the claim and
- * before the result, on the in-process broker and a private redis-server that keeps its
- * writes across a stop: the listener's thread stores the result once Redis is back, so the
- * broker does not redeliver and the payment is charged once.
+ * A {@code @KafkaListener} whose store goes away after the claim and before the result, on
+ * the in-process broker: a private redis-server that keeps its writes across a stop, or a
+ * private PostgreSQL server that crashes. The listener's thread stores the result once the
+ * store is back, so the broker does not redeliver and the payment is charged once.
  */
-@EmbeddedKafka(partitions = 1, topics = KafkaRedisOutageTest.CHARGES)
-class KafkaRedisOutageTest {
+@EmbeddedKafka(partitions = 1, topics = KafkaOutageTest.CHARGES)
+class KafkaOutageTest {
 
-	static final String CHARGES = "charges-redis-outage";
+	static final String CHARGES = "charges-outage";
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-	private final RedisOutage outage = new RedisOutage();
-
-	@AfterEach
-	void stop() throws InterruptedException {
-		this.outage.close();
+	@Test
+	void aResultNotStoredWhileRedisIsDownIsStoredByTheListenerOnceRedisIsBack() throws Exception {
+		try (RedisOutage outage = new RedisOutage()) {
+			chargeOnceThroughAnOutage(KafkaTests.runner()
+				.withBean(RedisConnectionFactory.class, outage::connectionFactory)
+				.withBean(Charges.class, () -> new Charges(outage::begin))
+				.withPropertyValues("idempotency.backend=redis"));
+		}
 	}
 
 	@Test
-	void aResultNotStoredWhileRedisIsDownIsStoredByTheListenerOnceRedisIsBack() {
-		KafkaTests.runner()
-			.withBean(RedisConnectionFactory.class, this.outage::connectionFactory)
-			.withBean(Charges.class, () -> new Charges(this.outage))
-			.withUserConfiguration(ChargeListener.class)
+	void aResultNotStoredWhilePostgresIsDownIsStoredByTheListenerOnceItIsBack() throws Exception {
+		try (PostgresOutage outage = new PostgresOutage()) {
+			chargeOnceThroughAnOutage(KafkaTests.runner()
+				.withBean(DataSource.class, outage::dataSource)
+				.withBean(Charges.class, () -> new Charges(outage::begin))
+				.withPropertyValues("idempotency.backend=jdbc", "idempotency.jdbc.initialize-schema=always"));
+		}
+	}
+
+	/**
+	 * Sends a charge whose listener begins the outage, waits until its result is stored,
+	 * then sends it again: answered from the record, charged once.
+	 */
+	private static void chargeOnceThroughAnOutage(ApplicationContextRunner runner) {
+		runner.withUserConfiguration(ChargeListener.class)
 			// a short lease: without the retries the redelivery would take the key over after it
-			.withPropertyValues("idempotency.backend=redis", "idempotency.lease-ttl=10s",
-					"idempotency.on-in-progress=wait", "idempotency.wait-timeout=30s")
+			.withPropertyValues("idempotency.lease-ttl=10s", "idempotency.on-in-progress=wait",
+					"idempotency.wait-timeout=30s")
 			.run((context) -> {
 				awaitAssignment(container(context, CHARGES), TIMEOUT);
 				Charges charges = context.getBean(Charges.class);
@@ -87,24 +105,27 @@ class KafkaRedisOutageTest {
 	}
 
 	/**
-	 * Counts the charges; Redis goes away during the first and comes back once a completion
-	 * failed.
+	 * Counts the charges; the store goes away during the first and comes back once a
+	 * completion failed.
 	 */
 	static class Charges {
 
-		final RedisOutage outage;
+		final Consumer<BooleanSupplier> outage;
 
 		final AtomicInteger count = new AtomicInteger();
 
 		volatile ApplicationContext context;
 
-		Charges(RedisOutage outage) {
+		/**
+		 * @param outage begins an outage that lasts until its argument holds
+		 */
+		Charges(Consumer<BooleanSupplier> outage) {
 			this.outage = outage;
 		}
 
 		void charge() {
 			if (this.count.incrementAndGet() == 1) {
-				this.outage.begin(() -> failedCompletions(this.context) > 0);
+				this.outage.accept(() -> failedCompletions(this.context) > 0);
 			}
 		}
 
