@@ -266,17 +266,53 @@ abstract class JdbcContentionTests {
 	void aResultWhoseRowAnotherTransactionHoldsPastTheLockTimeoutIsStoredOnARetry() throws Throwable {
 		JdbcIdempotencyStore impatient = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(1),
 				this.clock);
+		// held until the completion gave up once
+		chargeOnceWhileTheRowIsHeld(impatient, "held", this::rollBackOnceFailed);
+	}
+
+	@Test
+	void aResultWhoseConnectionIsLostWhileItIsBeingStoredIsStoredOnARetry() throws Throwable {
+		// a lock timeout the test never reaches: the completion fails because its connection is gone
+		JdbcIdempotencyStore patient = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(30),
+				this.clock);
+		CompletableFuture<Integer> killed = new CompletableFuture<>();
+		chargeOnceWhileTheRowIsHeld(patient, "lost", (locker, completionFailed) -> {
+			long holder = sessionId(locker);
+			// the completion waits on the held row, and its connection is ended there
+			killed.completeAsync(() -> {
+				try {
+					awaitLockWait();
+					int ended = killWaitersBehind(JdbcClient.create(this.dataSource), holder);
+					completionFailed.await();
+					locker.rollback();
+					return ended;
+				}
+				catch (Exception ex) {
+					throw new IllegalStateException(ex);
+				}
+			}, this.executor);
+		});
+		assertThat(killed).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(1);
+	}
+
+	/**
+	 * Charges {@code key} once through {@code store}: while the charge runs, another
+	 * transaction of {@code locker} locks the claim's committed row, and {@code whileHeld}
+	 * decides how the completion fails and when the lock goes. The result is stored on a
+	 * retry, so the redelivery after the lease is answered, not run.
+	 */
+	private void chargeOnceWhileTheRowIsHeld(JdbcIdempotencyStore store, String key, RowHolder whileHeld)
+			throws Throwable {
 		FailedStoreCall completionFailed = new FailedStoreCall(StoreOperation.COMPLETE);
-		RecordId id = id("held");
+		RecordId id = id(key);
 		AtomicInteger runs = new AtomicInteger();
-		try (IdempotencyEngine engine = observedEngine(impatient, completionFailed);
+		try (IdempotencyEngine engine = observedEngine(store, completionFailed);
 				Connection locker = this.dataSource.getConnection()) {
 			IdempotentOperation operation = operation(engine);
 			Object result = engine.execute(operation, id.key(), null, () -> {
 				runs.incrementAndGet();
-				// the row of the claim, committed, locked by another transaction until the completion gave up once
 				lockRow(locker, id);
-				rollBackOnceFailed(locker, completionFailed);
+				whileHeld.hold(locker, completionFailed);
 				return "charged";
 			});
 			assertThat(result).isEqualTo("charged");
@@ -288,47 +324,12 @@ abstract class JdbcContentionTests {
 		assertThat(this.store.find(id).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
 	}
 
-	@Test
-	void aResultWhoseConnectionIsLostWhileItIsBeingStoredIsStoredOnARetry() throws Throwable {
-		// a lock timeout the test never reaches: the completion fails because its connection is gone
-		JdbcIdempotencyStore patient = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(30),
-				this.clock);
-		FailedStoreCall completionFailed = new FailedStoreCall(StoreOperation.COMPLETE);
-		RecordId id = id("lost");
-		AtomicInteger runs = new AtomicInteger();
-		AtomicInteger killed = new AtomicInteger();
-		try (IdempotencyEngine engine = observedEngine(patient, completionFailed);
-				Connection locker = this.dataSource.getConnection()) {
-			IdempotentOperation operation = operation(engine);
-			long holder = sessionId(locker);
-			CompletableFuture<?> ending = new CompletableFuture<>();
-			Object result = engine.execute(operation, id.key(), null, () -> {
-				runs.incrementAndGet();
-				// the completion waits on the row another transaction holds, and its connection is ended there
-				lockRow(locker, id);
-				ending.completeAsync(() -> {
-					try {
-						awaitLockWait();
-						killed.set(killWaitersBehind(JdbcClient.create(this.dataSource), holder));
-						completionFailed.await();
-						locker.rollback();
-						return null;
-					}
-					catch (Exception ex) {
-						throw new IllegalStateException(ex);
-					}
-				}, this.executor);
-				return "charged";
-			});
-			assertThat(result).isEqualTo("charged");
-			assertThat(ending).succeedsWithin(Duration.ofSeconds(10));
-			assertThat(killed).hasValue(1);
-			assertThat(completionFailed.happened()).isTrue();
-			this.clock.advance(LEASE.plusMinutes(1));
-			assertThat(engine.execute(operation, id.key(), null, () -> "charged again")).isEqualTo("charged");
-		}
-		assertThat(runs).hasValue(1);
-		assertThat(this.store.find(id).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+	/** What happens while another transaction holds the row of a charge's claim. */
+	@FunctionalInterface
+	private interface RowHolder {
+
+		void hold(Connection locker, FailedStoreCall completionFailed) throws Exception;
+
 	}
 
 	@Test
