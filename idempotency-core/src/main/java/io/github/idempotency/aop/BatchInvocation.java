@@ -6,9 +6,12 @@ import java.util.List;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.InvalidIdempotencyKeyException;
 import io.github.idempotency.core.BatchItem;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.expression.EvaluationContext;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
 
 /**
  * A call of a batch method ({@code @Idempotent(batch = ...)}): evaluates the key and
@@ -43,9 +46,7 @@ final class BatchInvocation {
 			Object element = batch.get(i);
 			context.setVariable(ITEM, element);
 			context.setVariable(INDEX, i);
-			Object key = method.key().getValue(context);
-			Object payload = (method.payload() != null) ? method.payload().getValue(context) : null;
-			items.add(new BatchItem(element, key, payload));
+			items.add(item(method, element, context));
 		}
 		resolver.engine().executeAll(method.operation(), items, resolver.batchFailures(), (positions, results) -> {
 			List<Object> run = new ArrayList<>(positions.length);
@@ -58,6 +59,26 @@ final class BatchInvocation {
 			proxyInvocation.proceed();
 		});
 		return null;
+	}
+
+	/**
+	 * The key and payload of one element. An expression that fails on it (a property of a
+	 * {@code null}) rejects that element alone, as a single call's invalid key is.
+	 */
+	private static BatchItem item(IdempotentMethod method, @Nullable Object element, EvaluationContext context) {
+		Expression expression = method.key();
+		try {
+			Object key = expression.getValue(context);
+			expression = method.payload();
+			Object payload = (expression != null) ? expression.getValue(context) : null;
+			return new BatchItem(element, key, payload);
+		}
+		catch (EvaluationException ex) {
+			return BatchItem.invalid(element, new InvalidIdempotencyKeyException("The idempotency key of '"
+					+ method.operation().workflow() + "' cannot be resolved: '" + expression.getExpressionString()
+					+ "' cannot be evaluated on an element of the batch of " + method.method().getName() + " ("
+					+ ex.getMessage() + "); the element was not run", ex));
+		}
 	}
 
 }

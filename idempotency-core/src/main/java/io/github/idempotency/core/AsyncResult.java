@@ -119,7 +119,8 @@ abstract class AsyncResult {
 
 		@Override
 		Object of(CompletableFuture<@Nullable Object> settled) {
-			return reactor.core.publisher.Mono.fromFuture(settled);
+			// a subscriber's cancel (a timeout() that re-subscribes) must not cancel the shared outcome
+			return reactor.core.publisher.Mono.fromFuture(settled, true);
 		}
 
 	}

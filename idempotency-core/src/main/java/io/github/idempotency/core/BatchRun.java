@@ -1,7 +1,6 @@
 package io.github.idempotency.core;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,22 +14,26 @@ import io.github.idempotency.IdempotencyException;
 import io.github.idempotency.IdempotencyInProgressException;
 import io.github.idempotency.IdempotencyKeyReusedException;
 import io.github.idempotency.IdempotencyStoreException;
+import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.InProgressPolicy;
-import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
-import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.RecordId;
 
 /**
- * One call of {@link IdempotencyEngine#executeAll}: the protocol of the single call, item
- * by item, with the claims of the batch made together and the method called once.
+ * One call of {@link IdempotencyEngine#executeAll}: the batch shape of the protocol. Each
+ * item is a call of its own: its claim's answer is the engine's ({@code answer}), its
+ * ending is settled by {@link Settlement}, its outcome counted once. Only the batch's own
+ * part lives here: the claims made together, the method called once with the items that
+ * must run, a key named twice, and the failure of one item.
  */
 final class BatchRun {
 
 	private static final Log logger = LogFactory.getLog(IdempotencyEngine.class);
 
 	private final IdempotencyEngine engine;
+
+	private final Settlement settlement;
 
 	private final IdempotentOperation operation;
 
@@ -44,6 +47,7 @@ final class BatchRun {
 
 	BatchRun(IdempotencyEngine engine, IdempotentOperation operation, List<BatchItem> items, BatchFailures failures) {
 		this.engine = engine;
+		this.settlement = engine.settlement();
 		this.operation = operation;
 		this.workflow = operation.workflow();
 		this.items = items;
@@ -56,18 +60,32 @@ final class BatchRun {
 		if (!claim(leaders)) {
 			return runUnprotected(leaders, action);
 		}
+		for (int i : leaders) {
+			Item item = this.slots[i];
+			if (item.state != State.PENDING) {
+				this.engine.ended(this.workflow, item.outcome);
+			}
+		}
 		followLeaders();
 		Throwable rejection = rejectFromFirstUnrunnable();
 		int[] positions = positions(State.RUN);
-		@Nullable Object[] results = new Object[positions.length];
 		if (positions.length > 0) {
+			@Nullable Object[] results = new Object[positions.length];
 			try {
 				action.proceed(positions, results);
 			}
 			catch (Throwable ex) {
 				throw failed(ex, positions, results);
 			}
-			complete(positions, results);
+			List<Ending> endings = new ArrayList<>(positions.length);
+			for (int j = 0; j < positions.length; j++) {
+				this.slots[positions[j]].result = results[j];
+				endings.add(this.settlement.returned(this.slots[positions[j]].execution, results[j]));
+			}
+			RuntimeException notStored = first(settle(positions, endings));
+			if (notStored != null) {
+				throw notStored;
+			}
 		}
 		if (rejection != null) {
 			throw rejection;
@@ -88,6 +106,9 @@ final class BatchRun {
 			Item item = new Item();
 			this.slots[i] = item;
 			try {
+				if (batchItem.invalid() != null) {
+					throw batchItem.invalid();
+				}
 				item.id = new RecordId(this.workflow, this.engine.keys().toKey(this.workflow, batchItem.key()));
 			}
 			catch (IdempotencyException ex) {
@@ -98,12 +119,9 @@ final class BatchRun {
 			item.fingerprint = this.operation.fingerprinted() ? this.engine.fingerprints().of(batchItem.payload())
 					: null;
 			Integer leader = leaders.putIfAbsent(item.id, i);
+			item.leader = (leader != null) ? leader : i;
 			if (leader == null) {
-				item.leader = i;
 				claimed.add(i);
-			}
-			else {
-				item.leader = leader;
 			}
 		}
 		return claimed;
@@ -111,14 +129,16 @@ final class BatchRun {
 
 	/**
 	 * Claims the given items, polling those in progress elsewhere as the operation says.
+	 * While it waits, the batch holds no key: what a round acquired is given back and
+	 * claimed again with the keys it waits for, so that two batches that hold each other's
+	 * keys never wait for each other.
 	 * @return {@code false} when the store failed and the batch runs unprotected
 	 * (fail-open)
 	 */
 	private boolean claim(List<Integer> positions) {
 		List<Integer> pending = positions;
 		boolean[] conflicted = new boolean[this.slots.length];
-		long deadline = 0;
-		long backoff = IdempotencyEngine.firstBackoff();
+		Backoff waiting = null;
 		while (!pending.isEmpty()) {
 			List<ClaimRequest> requests = new ArrayList<>(pending.size());
 			for (int i : pending) {
@@ -126,15 +146,12 @@ final class BatchRun {
 						this.operation.leaseTtl(), this.operation.retention()));
 			}
 			List<ClaimResult> claims;
-			long start = System.nanoTime();
 			try {
-				claims = this.engine.store().claimAll(requests);
-				this.engine.observer().onStoreCall(StoreOperation.CLAIM, System.nanoTime() - start, true);
+				claims = this.engine.calls().step(StoreOperation.CLAIM, () -> this.engine.store().claimAll(requests));
 			}
 			catch (IdempotencyInProgressException ex) {
 				// the store cannot wait here (inside the caller's transaction): retry later
-				this.engine.observer().onStoreCall(StoreOperation.CLAIM, System.nanoTime() - start, true);
-				releaseAcquired(ex);
+				giveBack();
 				for (int i : pending) {
 					if (!conflicted[i]) {
 						this.engine.observer().onConflict(this.workflow);
@@ -144,103 +161,79 @@ final class BatchRun {
 				throw ex;
 			}
 			catch (RuntimeException ex) {
-				this.engine.observer().onStoreCall(StoreOperation.CLAIM, System.nanoTime() - start, false);
-				releaseAcquired(ex);
+				giveBack();
 				return storeUnavailable(ex);
 			}
-			List<Integer> waiting = new ArrayList<>();
+			List<Integer> busy = new ArrayList<>();
 			for (int j = 0; j < pending.size(); j++) {
 				int i = pending.get(j);
+				IdempotencyEngine.Answer answer;
 				try {
-					if (accept(this.slots[i], requests.get(j), claims.get(j))) {
-						waiting.add(i);
-						if (!conflicted[i]) {
-							conflicted[i] = true;
-							this.engine.observer().onConflict(this.workflow);
-						}
-					}
+					answer = this.engine.answer(this.operation, requests.get(j), claims.get(j));
 				}
 				catch (RuntimeException ex) {
-					// the claims not looked at yet are released too
+					// the claims not looked at yet are given back too
 					for (ClaimResult later : claims.subList(j + 1, claims.size())) {
 						if (later.handle() != null) {
-							later.handle().release(ex);
+							later.handle().abandon();
 						}
 					}
+					giveBack();
 					throw ex;
 				}
-			}
-			if (!waiting.isEmpty()) {
-				if (deadline == 0) {
-					deadline = System.nanoTime() + this.engine.settings().waitTimeout().toNanos();
+				if (answer.inProgress()) {
+					busy.add(i);
+					if (!conflicted[i]) {
+						conflicted[i] = true;
+						this.engine.observer().onConflict(this.workflow);
+					}
 				}
-				long remaining = deadline - System.nanoTime();
-				if (this.operation.onInProgress() == InProgressPolicy.REJECT || remaining <= 0
-						|| !IdempotencyEngine.pauseFor(Math.min(backoff, remaining))) {
-					IdempotencyInProgressException ex = new IdempotencyInProgressException(waiting.size()
-							+ " idempotency key(s) of this batch of '" + this.workflow
-							+ "' are being processed by another run; the batch was not run");
-					releaseAcquired(ex);
-					waiting.forEach((i) -> this.engine.ended(this.workflow, Outcome.CONFLICT));
-					throw ex;
+				else {
+					take(this.slots[i], answer);
 				}
-				backoff = Math.min(backoff * 2, IdempotencyEngine.maxBackoff());
 			}
-			pending = waiting;
+			if (busy.isEmpty()) {
+				return true;
+			}
+			if (waiting == null) {
+				waiting = Backoff.within(this.engine.settings().waitTimeout());
+			}
+			List<Integer> given = giveBack();
+			if (this.operation.onInProgress() == InProgressPolicy.REJECT || !waiting.await()) {
+				busy.forEach((i) -> this.engine.ended(this.workflow, Outcome.CONFLICT));
+				throw new IdempotencyInProgressException(busy.size() + " idempotency key(s) of this batch of '"
+						+ this.workflow + "' are being processed by another run; the batch was not run");
+			}
+			busy.addAll(given);
+			busy.sort(null);
+			pending = busy;
 		}
 		return true;
 	}
 
 	/**
-	 * Takes one claim's answer.
-	 * @return {@code true} when the key is in progress elsewhere
+	 * Takes one claim's answer, other than "in progress".
 	 */
-	private boolean accept(Item item, ClaimRequest request, ClaimResult claim) {
-		IdempotencyRecord record = claim.record();
-		switch (claim.outcome()) {
-			case ACQUIRED -> {
-				if (claim.isTakeover()) {
-					this.engine.observer().onTakeover(this.workflow);
-					logger.info("Taking over " + item.id + " (attempt " + record.attempt() + ") after its lease ran out");
-				}
-				this.engine.ended(this.workflow, Outcome.MISS);
-				item.state = State.RUN;
-				item.handle = claim.acquiredHandle();
-				item.execution = new Execution(this.engine, this.operation, item.id, item.handle, request.owner(),
-						record);
-				item.lease = this.engine.register(item.execution, item.handle);
-			}
-			case DUPLICATE -> {
-				try {
-					item.result = this.operation.codec().read(record.response());
-				}
-				catch (RuntimeException ex) {
-					this.engine.ended(this.workflow, Outcome.STORE_ERROR);
-					IdempotencyStoreException failure = new IdempotencyStoreException("The stored result of " + item.id
-							+ " cannot be read as " + this.operation.codec().type() + ": " + ex.getMessage(), ex);
-					releaseAcquired(failure);
-					throw failure;
-				}
-				this.engine.ended(this.workflow, Outcome.HIT);
-				item.state = State.DONE;
-			}
-			case FAILED -> {
-				this.engine.ended(this.workflow, Outcome.FAILED);
-				item.state = State.SKIPPED;
-				if (logger.isDebugEnabled()) {
-					logger.debug("Skipping " + item.id + ": it failed permanently before (" + record.errorType() + ")");
-				}
-			}
-			case MISMATCH -> {
-				this.engine.ended(this.workflow, Outcome.MISMATCH);
-				reject(item, new IdempotencyKeyReusedException("The idempotency key of '" + this.workflow
-						+ "' was used before with a different payload; the operation was not run"));
-			}
-			case IN_PROGRESS -> {
-				return true;
+	private void take(Item item, IdempotencyEngine.Answer answer) {
+		item.outcome = answer.outcome();
+		if (answer.execution() != null) {
+			item.state = State.RUN;
+			item.execution = answer.execution();
+		}
+		else if (answer.refusal() instanceof IdempotentFailureReplayedException failed) {
+			item.state = State.SKIPPED;
+			if (logger.isDebugEnabled()) {
+				logger.debug("Skipping " + item.id + ": it failed permanently before (" + failed.getOriginalType()
+						+ ")");
 			}
 		}
-		return false;
+		else if (answer.refusal() != null) {
+			reject(item, answer.refusal());
+		}
+		else {
+			item.state = State.DONE;
+			item.result = answer.result();
+		}
 	}
 
 	/**
@@ -275,7 +268,7 @@ final class BatchRun {
 
 	/**
 	 * Fails the batch at its first item that cannot run, when the caller's framework can say
-	 * so: the items after it are released, not run. Without such a mechanism, those items
+	 * so: the items after it are given back, not run. Without such a mechanism, those items
 	 * are skipped with a WARN.
 	 * @return the exception to throw once the items before it ran, or {@code null}
 	 */
@@ -289,13 +282,14 @@ final class BatchRun {
 			original = (original != null) ? original : originals();
 			Throwable failure = this.failures.failAt(i, original, item.rejection);
 			if (failure != null) {
+				List<Execution> later = new ArrayList<>();
 				for (int after = i + 1; after < this.slots.length; after++) {
-					Item later = this.slots[after];
-					if (later.state == State.RUN) {
-						release(later, failure);
-						later.state = State.PENDING;
+					if (this.slots[after].state == State.RUN) {
+						later.add(this.slots[after].execution);
+						this.slots[after].state = State.PENDING;
 					}
 				}
+				addAll(failure, this.settlement.giveBack(later));
 				return failure;
 			}
 			logger.warn("Skipping item " + i + " of a batch of '" + this.workflow + "': " + item.rejection.getMessage());
@@ -305,7 +299,9 @@ final class BatchRun {
 
 	/**
 	 * The batch method threw: the items before the failed one (if the failure names one)
-	 * are completed, the failed one is failed or released, the rest released.
+	 * are completed, the failed one is settled by its cause, and the rest, which never ran,
+	 * are given back. A failure that names no item settles every item as it does a single
+	 * call's.
 	 * @return what to throw
 	 */
 	private Throwable failed(Throwable ex, int[] positions, @Nullable Object[] results) {
@@ -314,26 +310,26 @@ final class BatchRun {
 			received.add(this.items.get(i).element());
 		}
 		int failed = this.failures.failedIndex(ex, received);
-		if (failed < 0 || failed >= positions.length) {
-			for (int i : positions) {
-				this.engine.cancel(this.slots[i].lease);
-				this.engine.endings().finishAfterFailure(this.slots[i].execution, this.slots[i].handle, ex, false);
+		List<Ending> endings = new ArrayList<>(positions.length);
+		for (int j = 0; j < positions.length; j++) {
+			Item item = this.slots[positions[j]];
+			if (failed < 0 || failed >= positions.length) {
+				endings.add(new Ending.Released(ex));
 			}
+			else if (j < failed) {
+				item.result = results[j];
+				endings.add(this.settlement.returned(item.execution, results[j]));
+			}
+			else if (j == failed) {
+				endings.add(this.settlement.threw(item.execution, this.failures.cause(ex)));
+			}
+			else {
+				endings.add(new Ending.Abandoned());
+			}
+		}
+		addAll(ex, settle(positions, endings));
+		if (failed < 0 || failed >= positions.length) {
 			return ex;
-		}
-		try {
-			complete(Arrays.copyOf(positions, failed), results);
-		}
-		catch (RuntimeException completion) {
-			ex.addSuppressed(completion);
-		}
-		Item item = this.slots[positions[failed]];
-		this.engine.cancel(item.lease);
-		this.engine.endings().finishAfterFailure(item.execution, item.handle, this.failures.cause(ex));
-		for (int j = failed + 1; j < positions.length; j++) {
-			Item later = this.slots[positions[j]];
-			this.engine.cancel(later.lease);
-			this.engine.endings().finishAfterFailure(later.execution, later.handle, ex, false);
 		}
 		Throwable translated = this.failures.translate(ex, positions[failed], originals());
 		if (translated != ex) {
@@ -344,51 +340,33 @@ final class BatchRun {
 		return translated;
 	}
 
-	/**
-	 * Completes the items that ran, in one store call; a lost lease of one does not keep
-	 * the others from completing, and is thrown after (a result that cannot be written
-	 * likewise).
-	 */
-	private void complete(int[] positions, @Nullable Object[] results) {
-		RuntimeException first = null;
+	private @Nullable RuntimeException[] settle(int[] positions, List<Ending> endings) {
 		List<Execution> executions = new ArrayList<>(positions.length);
-		List<ClaimHandle> handles = new ArrayList<>(positions.length);
-		List<@Nullable String> responses = new ArrayList<>(positions.length);
-		for (int j = 0; j < positions.length; j++) {
-			Item item = this.slots[positions[j]];
-			this.engine.cancel(item.lease);
-			try {
-				item.result = results[j];
-				responses.add(this.operation.codec().write(results[j]));
-				executions.add(item.execution);
-				handles.add(item.handle);
-			}
-			catch (RuntimeException ex) {
-				first = addTo(first, ex);
-			}
+		for (int i : positions) {
+			executions.add(this.slots[i].execution);
 		}
-		if (!handles.isEmpty()) {
-			try {
-				for (RuntimeException ex : this.engine.endings().completeAll(executions, handles, responses)) {
-					if (ex != null) {
-						first = addTo(first, ex);
-					}
-				}
+		return this.settlement.settleAll(executions, endings);
+	}
+
+	private static void addAll(Throwable failure, @Nullable RuntimeException[] problems) {
+		for (RuntimeException problem : problems) {
+			if (problem != null && problem != failure
+					&& !List.of(failure.getSuppressed()).contains(problem)) {
+				IdempotencyEngine.notFinished(failure, problem);
 			}
-			catch (RuntimeException ex) {
-				first = addTo(first, ex);
-			}
-		}
-		if (first != null) {
-			throw first;
 		}
 	}
 
-	private static RuntimeException addTo(@Nullable RuntimeException first, RuntimeException ex) {
-		if (first == null) {
-			return ex;
+	private static @Nullable RuntimeException first(@Nullable RuntimeException[] problems) {
+		RuntimeException first = null;
+		for (RuntimeException problem : problems) {
+			if (problem != null && first == null) {
+				first = problem;
+			}
 		}
-		first.addSuppressed(ex);
+		if (first != null) {
+			addAll(first, problems);
+		}
 		return first;
 	}
 
@@ -427,18 +405,28 @@ final class BatchRun {
 		return false;
 	}
 
-	private void releaseAcquired(Throwable reason) {
-		for (Item item : this.slots) {
+	/**
+	 * Gives back every claim the batch holds, for items that never ran.
+	 * @return their positions, now pending again
+	 */
+	private List<Integer> giveBack() {
+		List<Integer> given = new ArrayList<>();
+		List<Execution> executions = new ArrayList<>();
+		for (int i = 0; i < this.slots.length; i++) {
+			Item item = this.slots[i];
 			if (item.state == State.RUN) {
-				release(item, reason);
+				given.add(i);
+				executions.add(item.execution);
 				item.state = State.PENDING;
+				item.execution = null;
 			}
 		}
-	}
-
-	private void release(Item item, Throwable reason) {
-		this.engine.cancel(item.lease);
-		this.engine.endings().finishAfterFailure(item.execution, item.handle, reason, false);
+		for (RuntimeException problem : this.settlement.giveBack(executions)) {
+			if (problem != null) {
+				logger.warn("Could not give back a claim of a batch of '" + this.workflow + "': " + problem.getMessage());
+			}
+		}
+		return given;
 	}
 
 	private void reject(Item item, IdempotencyException rejection) {
@@ -483,7 +471,7 @@ final class BatchRun {
 
 	private enum State {
 
-		/** Not claimed yet, or released without running. */
+		/** Not claimed yet, or given back without running. */
 		PENDING,
 
 		/** Acquired: runs in this batch. */
@@ -513,11 +501,9 @@ final class BatchRun {
 
 		State state = State.PENDING;
 
-		ClaimHandle handle;
+		@Nullable Outcome outcome;
 
 		Execution execution;
-
-		LeaseRenewer.@Nullable Lease lease;
 
 		@Nullable Object result;
 

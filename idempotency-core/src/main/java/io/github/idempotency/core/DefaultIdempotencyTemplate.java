@@ -1,7 +1,6 @@
 package io.github.idempotency.core;
 
 import java.lang.reflect.Type;
-import java.lang.reflect.UndeclaredThrowableException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -83,17 +82,14 @@ public final class DefaultIdempotencyTemplate implements IdempotencyTemplate {
 							try {
 								results[j] = action.apply(requests.get(positions[j]));
 							}
-							catch (RuntimeException | Error ex) {
+							catch (Throwable ex) {
 								throw new ItemFailure(j, ex);
 							}
 						}
 					});
 		}
-		catch (RuntimeException | Error ex) {
-			throw ex;
-		}
 		catch (Throwable ex) {
-			throw new UndeclaredThrowableException(ex);
+			throw rethrow(ex);
 		}
 	}
 
@@ -109,13 +105,19 @@ public final class DefaultIdempotencyTemplate implements IdempotencyTemplate {
 		try {
 			return (T) this.engine.execute(operation, request.key(), request.payload(), action::get);
 		}
-		catch (RuntimeException | Error ex) {
-			throw ex;
-		}
 		catch (Throwable ex) {
-			// a Supplier cannot throw checked exceptions, but one may sneak through
-			throw new UndeclaredThrowableException(ex);
+			throw rethrow(ex);
 		}
+	}
+
+	/**
+	 * Throws what the action threw unchanged: a {@code Supplier} or {@code Function} cannot
+	 * declare a checked exception, but one may sneak through, and the caller is to see it as
+	 * it is, not wrapped.
+	 */
+	@SuppressWarnings("unchecked")
+	private static <E extends Throwable> RuntimeException rethrow(Throwable ex) throws E {
+		throw (E) ex;
 	}
 
 	/**

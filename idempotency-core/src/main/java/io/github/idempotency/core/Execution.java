@@ -9,6 +9,7 @@ import io.github.idempotency.IdempotencyLeaseLostException;
 import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.RecordId;
+import org.springframework.util.Assert;
 
 /**
  * One run of an idempotent operation that holds (or, fail-open, pretends to hold) a claim:
@@ -31,6 +32,8 @@ final class Execution extends IdempotencyContext {
 	private volatile @Nullable String recoveryPoint;
 
 	private volatile boolean leaseLost;
+
+	private volatile LeaseRenewer.@Nullable Lease lease;
 
 	/**
 	 * @param claim the claim this run holds, {@code null} for a run the store does not
@@ -97,8 +100,23 @@ final class Execution extends IdempotencyContext {
 		return this.owner;
 	}
 
-	@Nullable ClaimHandle claim() {
+	/**
+	 * The claim this run holds (only called for a run that holds one).
+	 */
+	ClaimHandle claim() {
+		Assert.state(this.claim != null, "Not a claimed run");
 		return this.claim;
+	}
+
+	/**
+	 * The lease renewal of this run, once registered.
+	 */
+	LeaseRenewer.@Nullable Lease lease() {
+		return this.lease;
+	}
+
+	void lease(LeaseRenewer.@Nullable Lease lease) {
+		this.lease = lease;
 	}
 
 	IdempotentOperation operation() {

@@ -4,9 +4,8 @@ import java.lang.reflect.Type;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -31,20 +30,16 @@ import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
 
 /**
- * Runs the idempotency protocol against an {@link IdempotencyStore}: claim, then run the
- * operation and complete, fail or release it (how, and the retries when the store fails to
- * take it, in {@code RunEndings}); renew the lease while it runs; wait on or reject a
- * conflict; replay duplicates and permanent failures. Backend-neutral: the store
- * only answers atomic steps. The annotation aspect and {@code IdempotencyTemplate} both
- * come here.
+ * Runs the idempotency protocol against an {@link IdempotencyStore}: claim and take the
+ * claim's answer (in one place, {@code answer}, for a single call and each item of a batch),
+ * run the operation with its lease renewed, and settle how it ended (in one place,
+ * {@code Settlement}); wait on or reject a conflict with one {@code Backoff}. Backend-neutral:
+ * the store only answers atomic steps. The annotation aspect, {@code IdempotencyTemplate} and
+ * the web adapter all come here.
  */
 public final class IdempotencyEngine implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(IdempotencyEngine.class);
-
-	private static final long FIRST_BACKOFF = TimeUnit.MILLISECONDS.toNanos(5);
-
-	private static final long MAX_BACKOFF = TimeUnit.MILLISECONDS.toNanos(500);
 
 	private final IdempotencyStore store;
 
@@ -62,7 +57,9 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private final LeaseRenewer renewer;
 
-	private final RunEndings endings;
+	private final StoreCalls calls;
+
+	private final Settlement settlement;
 
 	private final String instanceId = UUID.randomUUID().toString();
 
@@ -110,7 +107,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 		this.keys = new IdempotencyKeys(settings.maxKeyLength(), keyConverters);
 		this.fingerprints = new Fingerprints(jsonMapper);
 		this.renewer = new LeaseRenewer(this::renew);
-		this.endings = new RunEndings(store, this.observer, this.observations);
+		this.calls = new StoreCalls(this.observer, this.observations);
+		this.settlement = new Settlement(store, this.observer, this.calls, this.renewer);
 	}
 
 	/**
@@ -173,76 +171,123 @@ public final class IdempotencyEngine implements AutoCloseable {
 		String fingerprint = operation.fingerprinted() ? this.fingerprints.of(payload) : null;
 		ClaimRequest request = new ClaimRequest(id, nextOwner(), fingerprint, operation.leaseTtl(),
 				operation.retention());
-		boolean conflicted = false;
-		long deadline = 0;
-		long backoff = FIRST_BACKOFF;
+		Backoff waiting = null;
 		while (true) {
 			ClaimResult claim;
-			Observation step = this.observations.step(StoreOperation.CLAIM);
-			long start = System.nanoTime();
 			try {
-				claim = this.store.claim(request);
-				this.observer.onStoreCall(StoreOperation.CLAIM, System.nanoTime() - start, true);
+				claim = this.calls.step(StoreOperation.CLAIM, () -> this.store.claim(request));
 			}
 			catch (IdempotencyInProgressException ex) {
 				// the store cannot wait here (inside the caller's transaction): retry later
-				this.observer.onStoreCall(StoreOperation.CLAIM, System.nanoTime() - start, true);
-				if (!conflicted) {
+				if (waiting == null) {
 					this.observer.onConflict(workflow);
 				}
 				ended(workflow, Outcome.CONFLICT);
 				throw ex;
 			}
 			catch (RuntimeException ex) {
-				this.observer.onStoreCall(StoreOperation.CLAIM, System.nanoTime() - start, false);
-				step.error(ex);
 				return storeUnavailable(operation, id, ex, action);
 			}
-			finally {
-				step.stop();
+			Answer answer = answer(operation, request, claim);
+			if (!answer.inProgress()) {
+				ended(workflow, answer.outcome());
 			}
-			IdempotencyRecord record = claim.record();
-			switch (claim.outcome()) {
-				case ACQUIRED -> {
-					if (claim.isTakeover()) {
-						this.observer.onTakeover(workflow);
-						logger.info("Taking over " + id + " (attempt " + record.attempt() + ") after its lease ran out");
-					}
-					ended(workflow, Outcome.MISS);
-					Execution execution = new Execution(this, operation, id, claim.acquiredHandle(), request.owner(),
-							record);
-					return run(execution, claim.acquiredHandle(), action);
-				}
-				case DUPLICATE -> {
-					return replay(operation, id, record);
-				}
-				case FAILED -> {
-					ended(workflow, Outcome.FAILED);
-					throw new IdempotentFailureReplayedException(workflow, String.valueOf(record.errorType()),
-							record.errorMessage());
-				}
-				case MISMATCH -> {
-					ended(workflow, Outcome.MISMATCH);
-					throw new IdempotencyKeyReusedException("The idempotency key of '" + workflow
-							+ "' was used before with a different payload; the operation was not run");
-				}
-				case IN_PROGRESS -> {
-					if (!conflicted) {
-						conflicted = true;
-						this.observer.onConflict(workflow);
-						deadline = System.nanoTime() + this.settings.waitTimeout().toNanos();
-					}
-					long remaining = deadline - System.nanoTime();
-					if (operation.onInProgress() == InProgressPolicy.REJECT || remaining <= 0
-							|| !pause(Math.min(backoff, remaining))) {
-						ended(workflow, Outcome.CONFLICT);
-						throw new IdempotencyInProgressException("The idempotency key of '" + workflow
-								+ "' is being processed by another run (attempt " + record.attempt() + ")");
-					}
-					backoff = Math.min(backoff * 2, MAX_BACKOFF);
-				}
+			if (answer.execution() != null) {
+				return run(answer.execution(), action);
+			}
+			if (answer.refusal() != null) {
+				throw answer.refusal();
+			}
+			if (!answer.inProgress()) {
+				return (operation.async() != null) ? operation.async().completed(answer.result()) : answer.result();
+			}
+			if (waiting == null) {
+				this.observer.onConflict(workflow);
+				waiting = Backoff.within(this.settings.waitTimeout());
+			}
+			if (operation.onInProgress() == InProgressPolicy.REJECT || !waiting.await()) {
+				ended(workflow, Outcome.CONFLICT);
+				throw new IdempotencyInProgressException("The idempotency key of '" + workflow
+						+ "' is being processed by another run (attempt " + claim.record().attempt() + ")");
 			}
 		}
+	}
+
+	/**
+	 * The one place a claim's answer is taken, for a single call and for each item of a
+	 * batch alike: an acquired claim becomes a run (its lease renewed from now on), a
+	 * duplicate its stored result, a failed or reused key a refusal; a key in progress
+	 * elsewhere is left to the caller to wait for. The answer names the call's outcome, for
+	 * the caller to count once it is final ({@link #ended}).
+	 * @throws IdempotencyStoreException when a duplicate's stored result cannot be read
+	 * (counted)
+	 */
+	Answer answer(IdempotentOperation operation, ClaimRequest request, ClaimResult claim) {
+		String workflow = operation.workflow();
+		IdempotencyRecord record = claim.record();
+		RecordId id = request.id();
+		return switch (claim.outcome()) {
+			case ACQUIRED -> {
+				if (claim.isTakeover()) {
+					this.observer.onTakeover(workflow);
+					logger.info("Taking over " + id + " (attempt " + record.attempt() + ") after its lease ran out");
+				}
+				ClaimHandle handle = claim.acquiredHandle();
+				Execution execution = new Execution(this, operation, id, handle, request.owner(), record);
+				if (this.settings.leaseRenewal()) {
+					execution.lease(this.renewer.register(execution, handle, operation.leaseTtl()));
+				}
+				yield Answer.run(execution);
+			}
+			case DUPLICATE -> {
+				Object result;
+				try {
+					result = operation.codec().read(record.response());
+				}
+				catch (RuntimeException ex) {
+					ended(workflow, Outcome.STORE_ERROR);
+					throw new IdempotencyStoreException("The stored result of " + id + " cannot be read as "
+							+ operation.codec().type() + ": " + ex.getMessage(), ex);
+				}
+				yield Answer.replay(result);
+			}
+			case FAILED -> {
+				yield Answer.refuse(Outcome.FAILED, new IdempotentFailureReplayedException(workflow,
+						String.valueOf(record.errorType()), record.errorMessage()));
+			}
+			case MISMATCH -> {
+				yield Answer.refuse(Outcome.MISMATCH, new IdempotencyKeyReusedException("The idempotency key of '" + workflow
+						+ "' was used before with a different payload; the operation was not run"));
+			}
+			case IN_PROGRESS -> Answer.IN_PROGRESS;
+		};
+	}
+
+	/**
+	 * What a claim's answer asks of its call: run ({@code execution}), answer with a stored
+	 * {@code result}, throw a {@code refusal}, or wait for the run in progress elsewhere.
+	 */
+	record Answer(@Nullable Outcome outcome, @Nullable Execution execution, @Nullable Object result,
+			@Nullable IdempotencyException refusal) {
+
+		static final Answer IN_PROGRESS = new Answer(null, null, null, null);
+
+		static Answer run(Execution execution) {
+			return new Answer(Outcome.MISS, execution, null, null);
+		}
+
+		static Answer replay(@Nullable Object result) {
+			return new Answer(Outcome.HIT, null, result, null);
+		}
+
+		static Answer refuse(Outcome outcome, IdempotencyException refusal) {
+			return new Answer(outcome, null, null, refusal);
+		}
+
+		boolean inProgress() {
+			return this.outcome == null;
+		}
+
 	}
 
 	/**
@@ -316,50 +361,98 @@ public final class IdempotencyEngine implements AutoCloseable {
 	@Override
 	public void close() {
 		this.renewer.close();
-		this.endings.close();
+		this.settlement.close();
 	}
 
-	private @Nullable Object run(Execution execution, ClaimHandle claim, Action action) throws Throwable {
+	private @Nullable Object run(Execution execution, Action action) throws Throwable {
 		IdempotentOperation operation = execution.operation();
-		LeaseRenewer.Lease lease = this.settings.leaseRenewal()
-				? this.renewer.register(execution, claim, operation.leaseTtl()) : null;
 		IdempotencyContext previous = execution.bind();
 		Object result;
-		String response;
 		try {
 			result = action.proceed();
-			if (operation.async() != null) {
-				execution.unbind(previous);
-				return settleLater(execution, claim, lease, operation.async(), result);
-			}
-			response = operation.codec().write(result);
 		}
 		catch (Throwable ex) {
 			execution.unbind(previous);
-			cancel(lease);
-			this.endings.finishAfterFailure(execution, claim, ex);
+			RuntimeException notStored = this.settlement.settle(execution, this.settlement.threw(execution, ex));
+			if (notStored != null) {
+				notFinished(ex, notStored);
+			}
 			throw ex;
 		}
 		execution.unbind(previous);
-		cancel(lease);
-		this.endings.complete(execution, claim, response, true);
+		if (operation.async() != null) {
+			return settleLater(execution, operation.async(), result);
+		}
+		RuntimeException notStored = this.settlement.settle(execution, this.settlement.returned(execution, result));
+		if (notStored != null) {
+			throw notStored;
+		}
 		return result;
 	}
 
 	/**
-	 * Completes, fails or releases the claim once an asynchronous result settles (the lease
-	 * renewed until then), and answers with a result that settles after the record did.
+	 * Settles the run once an asynchronous result settles (the lease renewed until then),
+	 * and answers with a result that settles after the record did. Any number of
+	 * subscribers, early or late, re-subscribing or cancelling, see that one outcome: none
+	 * of them reaches the settlement.
 	 */
-	private Object settleLater(Execution execution, ClaimHandle claim, LeaseRenewer.@Nullable Lease lease,
-			AsyncResult async, @Nullable Object result) {
+	private Object settleLater(Execution execution, AsyncResult async, @Nullable Object result) {
 		if (result == null) {
+			this.settlement.settle(execution, new Ending.Released(new IllegalStateException("null result")));
 			throw new IllegalStateException("The asynchronous idempotent operation '" + execution.workflow()
 					+ "' returned null instead of a result that settles");
 		}
 		CompletableFuture<@Nullable Object> settled = new CompletableFuture<>();
-		async.stage(result)
-			.whenComplete(new AsyncSettlement(this, execution, claim, lease, settled, this.observations.handOver()));
+		Observation observation = this.observations.handOver();
+		async.stage(result).whenComplete((value, thrown) -> {
+			Throwable failure = (thrown instanceof CompletionException && thrown.getCause() != null) ? thrown.getCause()
+					: thrown;
+			Ending ending = (failure != null) ? this.settlement.threw(execution, failure)
+					: this.settlement.returned(execution, value);
+			this.settlement.settleLater(execution, ending, observation, (notStored) -> {
+				if (failure == null && notStored != null) {
+					settle(settled, observation, null, notStored);
+				}
+				else {
+					if (failure != null && notStored != null) {
+						notFinished(failure, notStored);
+					}
+					settle(settled, observation, value, failure);
+				}
+			});
+		});
 		return async.of(settled);
+	}
+
+	private static void settle(CompletableFuture<@Nullable Object> settled, @Nullable Observation observation,
+			@Nullable Object value, @Nullable Throwable failure) {
+		try {
+			if (observation != null) {
+				if (failure != null) {
+					observation.error(failure);
+				}
+				observation.stop();
+			}
+		}
+		finally {
+			if (failure != null) {
+				settled.completeExceptionally(failure);
+			}
+			else {
+				settled.complete(value);
+			}
+		}
+	}
+
+	/**
+	 * The store did not take how a run that threw {@code failure} ended: the store error
+	 * (or lost lease) is added to {@code failure} as suppressed.
+	 */
+	static void notFinished(Throwable failure, RuntimeException notStored) {
+		if (notStored instanceof IdempotencyStoreException) {
+			logger.warn("After the operation threw " + failure + ": " + notStored.getMessage(), notStored);
+		}
+		failure.addSuppressed(notStored);
 	}
 
 	/**
@@ -368,20 +461,6 @@ public final class IdempotencyEngine implements AutoCloseable {
 	void ended(String workflow, Outcome outcome) {
 		this.observer.onRequest(workflow, outcome);
 		this.observations.outcome(outcome);
-	}
-
-	private @Nullable Object replay(IdempotentOperation operation, RecordId id, IdempotencyRecord record) {
-		try {
-			Object result = operation.codec().read(record.response());
-			ended(operation.workflow(), Outcome.HIT);
-			return (operation.async() != null) ? operation.async().completed(result) : result;
-		}
-		catch (RuntimeException ex) {
-			ended(operation.workflow(), Outcome.STORE_ERROR);
-			throw new IdempotencyStoreException(
-					"The stored result of " + id + " cannot be read as " + operation.codec().type() + ": " + ex.getMessage(),
-					ex);
-		}
 	}
 
 	private @Nullable Object storeUnavailable(IdempotentOperation operation, RecordId id, RuntimeException ex,
@@ -417,14 +496,12 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	void saveRecoveryPoint(Execution execution, ClaimHandle claim, String recoveryPoint) {
 		boolean saved;
-		long start = System.nanoTime();
 		try {
-			saved = claim.saveRecoveryPoint(recoveryPoint);
-			this.observer.onStoreCall(StoreOperation.RENEW, System.nanoTime() - start, true);
+			saved = this.calls.timed(StoreOperation.RENEW, () -> claim.saveRecoveryPoint(recoveryPoint));
 		}
 		catch (RuntimeException ex) {
-			this.observer.onStoreCall(StoreOperation.RENEW, System.nanoTime() - start, false);
-			throw new IdempotencyStoreException("Could not save the recovery point of " + execution.id(), ex);
+			throw new IdempotencyStoreException("Could not save the recovery point of " + execution.id()
+					+ "; the operation stops before its next step", ex);
 		}
 		if (!saved) {
 			throw execution.leaseLost(this.observer, "its recovery point was not saved");
@@ -432,26 +509,11 @@ public final class IdempotencyEngine implements AutoCloseable {
 	}
 
 	private boolean renew(LeaseRenewer.Lease lease) {
-		Execution execution = lease.execution;
-		long start = System.nanoTime();
-		try {
-			boolean renewed = lease.claim.renew();
-			this.observer.onStoreCall(StoreOperation.RENEW, System.nanoTime() - start, true);
-			if (!renewed) {
-				logger.warn("The lease of " + execution.id() + " was lost while it ran; its result will not be stored");
-			}
-			return renewed;
+		boolean renewed = this.calls.timed(StoreOperation.RENEW, lease.claim::renew);
+		if (!renewed) {
+			logger.warn("The lease of " + lease.execution.id() + " was lost while it ran; its result will not be stored");
 		}
-		catch (RuntimeException ex) {
-			this.observer.onStoreCall(StoreOperation.RENEW, System.nanoTime() - start, false);
-			throw ex;
-		}
-	}
-
-	void cancel(LeaseRenewer.@Nullable Lease lease) {
-		if (lease != null) {
-			this.renewer.cancel(lease);
-		}
+		return renewed;
 	}
 
 	/**
@@ -462,17 +524,16 @@ public final class IdempotencyEngine implements AutoCloseable {
 		return this.instanceId + "-" + this.claims.incrementAndGet();
 	}
 
-	private static boolean pause(long nanos) {
-		LockSupport.parkNanos(nanos);
-		return !Thread.currentThread().isInterrupted();
-	}
-
 	IdempotencyObserver observer() {
 		return this.observer;
 	}
 
-	RunEndings endings() {
-		return this.endings;
+	StoreCalls calls() {
+		return this.calls;
+	}
+
+	Settlement settlement() {
+		return this.settlement;
 	}
 
 	IdempotencyKeys keys() {
@@ -481,27 +542,6 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	Fingerprints fingerprints() {
 		return this.fingerprints;
-	}
-
-	LeaseRenewer.@Nullable Lease register(Execution execution, ClaimHandle claim) {
-		return this.settings.leaseRenewal()
-				? this.renewer.register(execution, claim, execution.operation().leaseTtl()) : null;
-	}
-
-	/**
-	 * Waits before polling a conflict again.
-	 * @return {@code false} when the thread was interrupted
-	 */
-	static boolean pauseFor(long nanos) {
-		return pause(nanos);
-	}
-
-	static long firstBackoff() {
-		return FIRST_BACKOFF;
-	}
-
-	static long maxBackoff() {
-		return MAX_BACKOFF;
 	}
 
 	/**

@@ -27,6 +27,8 @@ import io.github.idempotency.MissingIdempotencyKeyException;
  * <li>text that itself begins with U+FFFD gets a second one in front, so that it can
  * never read as the binary form of some bytes.</li>
  * </ul>
+ * Text with an unpaired surrogate is rejected as an invalid key: it has no UTF-8 form, so
+ * the stores could not keep it apart from other such keys.
  * Keys from the three forms cannot meet: only the binary form starts with one U+FFFD and
  * then a base64url character, only escaped text with two, and other text with none.
  */
@@ -61,7 +63,32 @@ final class IdempotencyKeys {
 					+ " characters, more than idempotency.max-key-length=" + this.maxLength
 					+ "; the operation was not run");
 		}
+		int unpaired = unpairedSurrogate(key);
+		if (unpaired >= 0) {
+			throw new InvalidIdempotencyKeyException("The idempotency key of '" + workflow + "' is not valid Unicode "
+					+ "text: an unpaired surrogate (U+" + Integer.toHexString(key.charAt(unpaired)).toUpperCase()
+					+ ") at index " + unpaired + ", which UTF-8 stores cannot tell from other keys; the operation "
+					+ "was not run");
+		}
 		return key;
+	}
+
+	/**
+	 * The index of the first surrogate that is not half of a pair, -1 when there is none:
+	 * such text does not survive UTF-8 (PostgreSQL and Redis would store two such keys as
+	 * one).
+	 */
+	private static int unpairedSurrogate(String text) {
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+				i++;
+			}
+			else if (Character.isSurrogate(c)) {
+				return i;
+			}
+		}
+		return -1;
 	}
 
 	static @Nullable String toText(@Nullable Object value) {

@@ -66,8 +66,10 @@ final class LeaseRenewer implements AutoCloseable {
 		return lease;
 	}
 
-	void cancel(Lease lease) {
-		this.leases.remove(lease);
+	void cancel(@Nullable Lease lease) {
+		if (lease != null) {
+			this.leases.remove(lease);
+		}
 	}
 
 	private void startIfNeeded() {

@@ -49,6 +49,29 @@ public interface ClaimHandle {
 	boolean release(Throwable failure);
 
 	/**
+	 * Gives the key up for an operation that never ran (its batch stopped before it, or
+	 * gave its claims back to wait for keys that run elsewhere): the record is removed,
+	 * also where the claim is part of a transaction that commits. The default releases it
+	 * ({@link #release}), which is the same for a claim held by its lease.
+	 * @return {@code false} when the claim is no longer this run's
+	 */
+	default boolean abandon() {
+		return release(new java.util.concurrent.CancellationException("The operation never ran"));
+	}
+
+	/**
+	 * Whether this claim is part of the caller's current transaction: its steps commit or
+	 * roll back with it (the jdbc store on the transaction's {@code DataSource}). The engine
+	 * stores how the run of any other claim ended once that transaction has ended, so that
+	 * a record never says "done" for writes that rolled back.
+	 * @return {@code true} for a claim in the caller's transaction; the default is
+	 * {@code false}
+	 */
+	default boolean joinsTransaction() {
+		return false;
+	}
+
+	/**
 	 * Extends the lease to now + the claim's lease.
 	 * @return {@code false} when the claim is no longer this run's
 	 */

@@ -155,6 +155,16 @@ public final class CountingIdempotencyStore implements IdempotencyStore {
 		}
 
 		@Override
+		public boolean abandon() {
+			return call("release", this.delegate::abandon);
+		}
+
+		@Override
+		public boolean joinsTransaction() {
+			return this.delegate.joinsTransaction();
+		}
+
+		@Override
 		public boolean renew() {
 			count("renew");
 			return this.delegate.renew();

@@ -102,7 +102,8 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
 
 		@Override
 		public boolean fail(Throwable failure) {
-			return finish(RecordStatus.FAILED, null, failure.getClass().getName(), failure.getMessage());
+			return finish(RecordStatus.FAILED, null, IdempotencyRecord.errorTypeOf(failure),
+					IdempotencyRecord.errorMessageOf(failure));
 		}
 
 		@Override

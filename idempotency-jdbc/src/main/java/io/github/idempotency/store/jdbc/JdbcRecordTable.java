@@ -411,8 +411,8 @@ final class JdbcRecordTable {
 		return this.bounded.sql("UPDATE " + this.table + " SET status = 'FAILED', response = NULL, "
 				+ "error_type = :errorType, error_message = :errorMessage, updated_at = :now, expires_at = :expiresAt"
 				+ owned(fence))
-			.param("errorType", failure.getClass().getName())
-			.param("errorMessage", failure.getMessage(), Types.VARCHAR)
+			.param("errorType", IdempotencyRecord.errorTypeOf(failure))
+			.param("errorMessage", IdempotencyRecord.errorMessageOf(failure), Types.VARCHAR)
 			.param("now", now.toEpochMilli())
 			.param("expiresAt", now.plus(retention).toEpochMilli())
 			.params(owned(id, owner))

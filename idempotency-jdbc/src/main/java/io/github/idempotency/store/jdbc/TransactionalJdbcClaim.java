@@ -66,6 +66,20 @@ final class TransactionalJdbcClaim implements ClaimHandle {
 		return afterFailure(failure, false);
 	}
 
+	/**
+	 * Deletes the row in the transaction: it goes whatever the transaction does, as the
+	 * operation never ran.
+	 */
+	@Override
+	public boolean abandon() {
+		return this.table.release(this.request.id(), this.request.owner(), Fence.TRANSACTION);
+	}
+
+	@Override
+	public boolean joinsTransaction() {
+		return true;
+	}
+
 	@Override
 	public boolean renew() {
 		return true;

@@ -441,8 +441,8 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 		public boolean fail(Throwable failure) {
 			boolean failed = this.claim.fail(failure);
 			if (failed) {
-				cacheOnceCommitted(finished(RecordStatus.FAILED, null, failure.getClass().getName(),
-						failure.getMessage()));
+				cacheOnceCommitted(finished(RecordStatus.FAILED, null, IdempotencyRecord.errorTypeOf(failure),
+						IdempotencyRecord.errorMessageOf(failure)));
 			}
 			return failed;
 		}
@@ -450,6 +450,16 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 		@Override
 		public boolean release(Throwable failure) {
 			return this.claim.release(failure);
+		}
+
+		@Override
+		public boolean abandon() {
+			return this.claim.abandon();
+		}
+
+		@Override
+		public boolean joinsTransaction() {
+			return this.claim.joinsTransaction();
 		}
 
 		@Override

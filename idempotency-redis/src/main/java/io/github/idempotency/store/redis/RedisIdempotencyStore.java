@@ -479,7 +479,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 		@Override
 		public boolean fail(Throwable failure) {
-			return finish(this.request, RecordStatus.FAILED, failure.getClass().getName(), failure.getMessage());
+			return finish(this.request, RecordStatus.FAILED, IdempotencyRecord.errorTypeOf(failure),
+					IdempotencyRecord.errorMessageOf(failure));
 		}
 
 		@Override

@@ -1,0 +1,66 @@
+package io.github.idempotency.core;
+
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The one way the engine waits before trying again, whether it polls a key another run
+ * holds or offers an ending to a store that failed: pauses that start at 5 ms and double
+ * up to 500 ms, each drawn between half and all of that (so that two batches that conflict
+ * on each other's keys do not try again in step), within a budget that starts when the
+ * value is made. Not thread-safe: one value per wait.
+ */
+final class Backoff {
+
+	static final long FIRST = TimeUnit.MILLISECONDS.toNanos(5);
+
+	static final long MAX = TimeUnit.MILLISECONDS.toNanos(500);
+
+	private final long deadline;
+
+	private long ceiling = FIRST;
+
+	private Backoff(long deadline) {
+		this.deadline = deadline;
+	}
+
+	/**
+	 * A backoff whose budget is {@code budget} from now.
+	 * @param budget how long it may go on
+	 * @return the backoff
+	 */
+	static Backoff within(Duration budget) {
+		return new Backoff(System.nanoTime() + budget.toNanos());
+	}
+
+	/**
+	 * The pause before the next attempt.
+	 * @return the pause in nanoseconds, or -1 once the budget is spent
+	 */
+	long next() {
+		long remaining = this.deadline - System.nanoTime();
+		if (remaining <= 0) {
+			return -1;
+		}
+		long pause = this.ceiling / 2 + ThreadLocalRandom.current().nextLong(this.ceiling / 2 + 1);
+		this.ceiling = Math.min(this.ceiling * 2, MAX);
+		return Math.min(pause, remaining);
+	}
+
+	/**
+	 * Waits the next pause on this thread.
+	 * @return {@code false} when the budget is spent or the thread was interrupted: do not
+	 * try again
+	 */
+	boolean await() {
+		long pause = next();
+		if (pause < 0) {
+			return false;
+		}
+		LockSupport.parkNanos(pause);
+		return !Thread.currentThread().isInterrupted();
+	}
+
+}
