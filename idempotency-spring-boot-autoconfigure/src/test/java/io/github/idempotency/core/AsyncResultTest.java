@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.IdempotencyTemplate;
@@ -156,6 +157,21 @@ class AsyncResultTest {
 			}
 		})).withMessageContaining("inside a transaction");
 		assertThat(this.store.calls("claim")).isZero();
+	}
+
+	@Test
+	void aMonoWhoseFirstSubscriberCancelsBeforeItSettlesIsStillSharedByEveryLaterSubscriber() throws Throwable {
+		IdempotentOperation operation = operation(new ParameterizedTypeReference<Mono<Receipt>>() {
+		}, null);
+		Sinks.One<Receipt> pending = Sinks.one();
+		Mono<?> first = (Mono<?>) run(operation, "k1", pending.asMono());
+		// as timeout(...).retryWhen(...) does: a subscriber gives up, another subscribes again
+		first.subscribe().dispose();
+		pending.tryEmitValue(new Receipt("k1", 42));
+		assertThat(first.block(Duration.ofSeconds(10))).isEqualTo(new Receipt("k1", 42));
+		assertThat(first.block(Duration.ofSeconds(10))).isEqualTo(new Receipt("k1", 42));
+		assertThat(status("k1")).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(this.runs).hasValue(1);
 	}
 
 	private Object run(IdempotentOperation operation, String key, Object result) throws Throwable {

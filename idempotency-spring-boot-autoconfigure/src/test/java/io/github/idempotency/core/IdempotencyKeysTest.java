@@ -15,6 +15,9 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.junit.jupiter.api.Test;
+import io.github.idempotency.InvalidIdempotencyKeyException;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.InProgressPolicy;
@@ -22,6 +25,7 @@ import io.github.idempotency.kafka.KafkaHeaderKeyConverter;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The key forms: text as is, UTF-8 bytes as their text, other bytes in a binary form that
@@ -93,6 +97,19 @@ class IdempotencyKeysTest {
 		assertThat(key(MARK + "_w")).isEqualTo("" + MARK + MARK + "_w");
 		assertThat(key((MARK + "_w").getBytes(StandardCharsets.UTF_8))).isEqualTo("" + MARK + MARK + "_w");
 		assertThat(key(new byte[] { (byte) 0xFF })).isNotEqualTo(key(MARK + "_w"));
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "order-\uD800", "order-\uDBFF", "\uDC00order", "order-\uDC00\uD800" })
+	void textWithAnUnpairedSurrogateIsAnInvalidKeyNotMergedWithOthers(String key) {
+		assertThatExceptionOfType(InvalidIdempotencyKeyException.class).isThrownBy(() -> key(key))
+			.withMessageContaining("unpaired surrogate")
+			.withMessageContaining("'w'");
+	}
+
+	@Test
+	void textWithSurrogatePairsIsKept() {
+		assertThat(key("order-\uD83D\uDCB3")).isEqualTo("order-\uD83D\uDCB3");
 	}
 
 	@Test

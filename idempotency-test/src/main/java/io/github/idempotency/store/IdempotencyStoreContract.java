@@ -163,6 +163,19 @@ public abstract class IdempotencyStoreContract {
 	}
 
 	@Test
+	void aFailureWhoseMessageNoColumnTakesAsItIsIsRecordedEscapedAndBounded() {
+		String message = "declined:\u0000 at \uD800 " + "x".repeat(70_000);
+		claim("k1", "owner-1", null);
+		assertThat(handle("owner-1").fail(new CardDeclinedException(message))).isTrue();
+		ClaimResult replay = claim("k1", "owner-2", null);
+		assertThat(replay.outcome()).isEqualTo(ClaimOutcome.FAILED);
+		assertThat(replay.record().errorMessage()).startsWith("declined:\\u0000 at \\uD800 xxx")
+			.hasSize(IdempotencyRecord.MAX_ERROR_MESSAGE_LENGTH)
+			.endsWith("x\u2026");
+		assertThat(this.store.find(id("k1")).orElseThrow().errorMessage()).isEqualTo(replay.record().errorMessage());
+	}
+
+	@Test
 	void releasedKeyCanBeClaimedAfresh() {
 		claim("k1", "owner-1", null);
 		assertThat(handle("owner-1").release(RETRYABLE)).isTrue();

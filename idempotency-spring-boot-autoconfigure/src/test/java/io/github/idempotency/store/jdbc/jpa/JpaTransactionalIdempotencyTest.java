@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
+import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
@@ -122,12 +123,16 @@ class JpaTransactionalIdempotencyTest {
 		}
 
 		@Test
-		void resultThatCannotBeStoredRollsTheEntityBack() {
-			assertThatExceptionOfType(RuntimeException.class)
+		void resultThatCannotBeStoredIsRecordedFailedWithTheEntitySoItIsNeverRunAgain() {
+			Object result = this.payments.payWithUnwritableResult(this.prefix + "-1");
+			assertThat(result).isNotNull();
+			assertThat(this.payments.payments(this.prefix)).isOne();
+			assertThat(this.store.find(new RecordId("jpa-payment", this.prefix + "-1")).orElseThrow().status())
+				.isEqualTo(RecordStatus.FAILED);
+			assertThatExceptionOfType(IdempotentFailureReplayedException.class)
 				.isThrownBy(() -> this.payments.payWithUnwritableResult(this.prefix + "-1"))
-				.withStackTraceContaining("cannot be written");
-			assertThat(this.payments.payments(this.prefix)).isZero();
-			assertThat(this.store.find(new RecordId("jpa-payment", this.prefix + "-1"))).isEmpty();
+				.withMessageContaining("cannot be written");
+			assertThat(this.payments.payments(this.prefix)).isOne();
 		}
 
 		@Test

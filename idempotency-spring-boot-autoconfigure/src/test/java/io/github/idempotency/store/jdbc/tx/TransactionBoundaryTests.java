@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.IdempotentRequest;
+import io.github.idempotency.IdempotentResultNotStoredException;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
@@ -100,11 +101,16 @@ abstract class TransactionBoundaryTests {
 	@Test
 	void anotherResourcesTransactionAroundTheCallDoesNotSplitTheClaimFromTheWrites() {
 		TransactionTemplate other = new TransactionTemplate(new DataSourceTransactionManager(otherResource()));
-		assertThatExceptionOfType(RuntimeException.class)
-			.isThrownBy(() -> other.execute((status) -> this.payments.unwritable(key("1"))))
-			.withStackTraceContaining("cannot be written");
-		assertThat(this.payments.effects(key("1"))).isZero();
-		assertThat(find("unwritable", "1")).isEmpty();
+		// a result that cannot be stored: its failure is recorded with the writes, in their transaction
+		Object result = other.execute((status) -> this.payments.unwritable(key("1")));
+		assertThat(result).isNotNull();
+		assertThat(this.payments.effects(key("1"))).isOne();
+		assertThat(record("unwritable", "1").status()).isEqualTo(RecordStatus.FAILED);
+		assertThat(record("unwritable", "1").errorType())
+			.isEqualTo(IdempotentResultNotStoredException.class.getName());
+		assertThatExceptionOfType(IdempotentFailureReplayedException.class)
+			.isThrownBy(() -> other.execute((status) -> this.payments.unwritable(key("1"))));
+		assertThat(this.payments.effects(key("1"))).isOne();
 		String first = other.execute((status) -> this.payments.required(key("2")));
 		assertThat(this.payments.required(key("2"))).isEqualTo(first);
 		assertThat(this.payments.effects(key("2"))).isOne();
@@ -197,16 +203,27 @@ abstract class TransactionBoundaryTests {
 	@Test
 	void aMethodWithoutATransactionOfItsOwnInsideAnotherResourcesTransactionIsHeldByItsLease() {
 		AtomicReference<Optional<IdempotencyRecord>> whileRunning = new AtomicReference<>();
+		AtomicReference<Optional<IdempotencyRecord>> beforeCommit = new AtomicReference<>();
 		new TransactionTemplate(new DataSourceTransactionManager(otherResource())).executeWithoutResult((status) -> {
 			// binds a connection of the store's data source, in auto-commit, to the other transaction
 			JdbcClient.create(this.dataSource).sql("SELECT 1").query(Integer.class).single();
 			this.payments.plain(key("1"), () -> whileRunning.set(fromAnotherThread("plain", "1")));
-			status.setRollbackOnly();
+			beforeCommit.set(fromAnotherThread("plain", "1"));
 		});
 		assertThat(whileRunning.get()).hasValueSatisfying(
 				(record) -> assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS));
+		// the claim is not part of the transaction around the call: it is settled once that commits
+		assertThat(beforeCommit.get()).hasValueSatisfying(
+				(record) -> assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS));
 		assertThat(record("plain", "1").status()).isEqualTo(RecordStatus.COMPLETED);
 		assertThat(this.payments.effects(key("1"))).isOne();
+		// and given back once it rolls back: the engine cannot tell writes that escaped it
+		new TransactionTemplate(new DataSourceTransactionManager(otherResource())).executeWithoutResult((status) -> {
+			this.payments.plain(key("2"), () -> {
+			});
+			status.setRollbackOnly();
+		});
+		assertThat(find("plain", "2")).isEmpty();
 	}
 
 	@Test
