@@ -72,13 +72,21 @@ public interface ClaimHandle {
 	}
 
 	/**
-	 * Extends the lease to now + the claim's lease.
+	 * Extends the lease to now + the claim's lease, and keeps the record at least until the
+	 * new lease's end + the claim's retention, as the claim did. Never only to the lease's
+	 * end: a run that crashes after running longer than its retention must leave its
+	 * attempt count and recovery point to the run that takes it over once the lease has
+	 * run out, which would otherwise find no record, start again at attempt 1 and redo the
+	 * recovery point's work. A store whose records also carry a time to live of their own
+	 * (Redis's {@code PEXPIRE}) sets it to match. An expiry already later stays.
 	 * @return {@code false} when the claim is no longer this run's
 	 */
 	boolean renew();
 
 	/**
-	 * Durably stores a recovery point on the record and renews the lease.
+	 * Durably stores a recovery point on the record and renews the lease, as
+	 * {@link #renew()} does: the record is kept at least until the new lease's end + the
+	 * claim's retention, so the run that takes over after a crash reads the recovery point.
 	 * @param recoveryPoint the application's marker
 	 * @return {@code false} when the claim is no longer this run's
 	 */

@@ -278,6 +278,58 @@ public abstract class IdempotencyStoreContract {
 	}
 
 	@Test
+	void aRunRenewedForLongerThanItsRetentionLeavesItsAttemptAndRecoveryPointToTheTakeover() {
+		// a retention shorter than the lease, and a run renewed for far longer than both
+		Duration lease = Duration.ofSeconds(30);
+		Duration retention = Duration.ofSeconds(10);
+		assertThat(claim("k1", "owner-1", lease, retention).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		this.clock.advance(lease.dividedBy(3));
+		assertThat(handle("owner-1").saveRecoveryPoint("stock-reserved")).isTrue();
+		for (int renewal = 1; renewal <= 6; renewal++) {
+			this.clock.advance(lease.dividedBy(3).multipliedBy(2));
+			assertThat(handle("owner-1").renew()).as("renewal %d", renewal).isTrue();
+		}
+		Instant leaseEnd = this.clock.instant().plus(lease);
+		IdempotencyRecord renewed = this.store.find(id("k1")).orElseThrow();
+		assertThat(renewed.leaseUntil()).isEqualTo(leaseEnd);
+		// the run crashes; the next delivery comes after its lease, within the retention
+		this.clock.advance(lease.plus(retention).minusMillis(1));
+		ClaimResult takeover = claim("k1", "owner-2", lease, retention);
+		assertThat(takeover.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		assertThat(takeover.isTakeover()).as("a takeover, not a new record").isTrue();
+		assertThat(takeover.record().owner()).isEqualTo("owner-2");
+		assertThat(takeover.record().attempt()).isEqualTo(2);
+		assertThat(takeover.record().recoveryPoint()).isEqualTo("stock-reserved");
+		assertThat(handle("owner-1").complete("\"late\"")).as("the crashed run's claim is fenced").isFalse();
+		assertThat(renewed.expiresAt()).as("kept for the retention past the renewed lease")
+			.isAfterOrEqualTo(leaseEnd.plus(retention));
+	}
+
+	@Test
+	void aRunSavingRecoveryPointsForLongerThanItsRetentionLeavesThemToTheTakeover() {
+		Duration lease = Duration.ofSeconds(30);
+		Duration retention = Duration.ofSeconds(10);
+		assertThat(claim("k1", "owner-1", lease, retention).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		for (int step = 1; step <= 6; step++) {
+			this.clock.advance(lease.dividedBy(3).multipliedBy(2));
+			assertThat(handle("owner-1").saveRecoveryPoint("step-" + step)).as("step %d", step).isTrue();
+		}
+		Instant leaseEnd = this.clock.instant().plus(lease);
+		IdempotencyRecord saved = this.store.find(id("k1")).orElseThrow();
+		assertThat(saved.leaseUntil()).isEqualTo(leaseEnd);
+		assertThat(saved.recoveryPoint()).isEqualTo("step-6");
+		// the run crashes; the next delivery comes after its lease, within the retention
+		this.clock.advance(lease.plus(retention).minusMillis(1));
+		ClaimResult takeover = claim("k1", "owner-2", lease, retention);
+		assertThat(takeover.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		assertThat(takeover.isTakeover()).as("a takeover, not a new record").isTrue();
+		assertThat(takeover.record().attempt()).isEqualTo(2);
+		assertThat(takeover.record().recoveryPoint()).isEqualTo("step-6");
+		assertThat(saved.expiresAt()).as("kept for the retention past the renewed lease")
+			.isAfterOrEqualTo(leaseEnd.plus(retention));
+	}
+
+	@Test
 	void finishedRecordExpiresAfterItsRetention() {
 		claim("k1", "owner-1", null);
 		handle("owner-1").complete("1");
@@ -662,6 +714,23 @@ public abstract class IdempotencyStoreContract {
 	 */
 	protected ClaimResult claim(String key, String owner, @Nullable String fingerprint) {
 		ClaimResult result = this.store.claim(request(id(key), owner, fingerprint));
+		if (result.handle() != null) {
+			this.handles.put(owner, result.handle());
+		}
+		return result;
+	}
+
+	/**
+	 * Claims {@code key} for {@code owner} with the given lease and retention, keeping the
+	 * handle of an acquired claim for {@link #handle(String)}.
+	 * @param key the key in this test's workflow
+	 * @param owner the claim's owner, unique within the test
+	 * @param lease the claim's lease
+	 * @param retention the claim's retention
+	 * @return the claim's answer
+	 */
+	protected ClaimResult claim(String key, String owner, Duration lease, Duration retention) {
+		ClaimResult result = this.store.claim(new ClaimRequest(id(key), owner, null, lease, retention));
 		if (result.handle() != null) {
 			this.handles.put(owner, result.handle());
 		}

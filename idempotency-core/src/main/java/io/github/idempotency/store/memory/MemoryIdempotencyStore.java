@@ -139,7 +139,10 @@ public final class MemoryIdempotencyStore implements IdempotencyStore {
 		private IdempotencyRecord withLease(IdempotencyRecord record, @Nullable String recoveryPoint) {
 			Instant now = MemoryIdempotencyStore.this.clock.instant();
 			Instant leaseUntil = now.plus(this.request.leaseTtl());
-			Instant expiresAt = leaseUntil.isAfter(record.expiresAt()) ? leaseUntil : record.expiresAt();
+			// kept for the retention past the lease, as a claim is: a run that crashed after
+			// running longer than the retention leaves its attempt and recovery point to the takeover
+			Instant renewedExpiry = leaseUntil.plus(this.request.retention());
+			Instant expiresAt = renewedExpiry.isAfter(record.expiresAt()) ? renewedExpiry : record.expiresAt();
 			return new IdempotencyRecord(record.id(), record.status(), record.fingerprint(), record.owner(),
 					record.attempt(), leaseUntil, (recoveryPoint != null) ? recoveryPoint : record.recoveryPoint(),
 					null, null, null, record.createdAt(), now, expiresAt);

@@ -424,16 +424,22 @@ final class JdbcRecordTable {
 	}
 
 	/**
-	 * Extends the lease to now + {@code leaseTtl}, with a recovery point when one is given.
+	 * Extends the lease to now + {@code leaseTtl}, with a recovery point when one is given,
+	 * and keeps the record at least until the new lease's end + {@code retention}, as a
+	 * claim does: a run that crashes after running longer than its retention leaves its
+	 * attempt and recovery point to the run that takes it over.
 	 */
-	boolean extend(RecordId id, String owner, @Nullable String recoveryPoint, Duration leaseTtl, Fence fence) {
+	boolean extend(RecordId id, String owner, @Nullable String recoveryPoint, Duration leaseTtl, Duration retention,
+			Fence fence) {
 		Instant now = now();
-		long leaseUntil = now.plus(leaseTtl).toEpochMilli();
+		Instant leaseUntil = now.plus(leaseTtl);
+		long expiresAt = leaseUntil.plus(retention).toEpochMilli();
 		return this.bounded.sql("UPDATE " + this.table + " SET lease_until = :leaseUntil, updated_at = :now, "
 				+ "recovery_point = COALESCE(:recoveryPoint, recovery_point), "
-				+ "expires_at = CASE WHEN expires_at < :leaseUntil THEN :leaseUntil ELSE expires_at END"
+				+ "expires_at = CASE WHEN expires_at < :expiresAt THEN :expiresAt ELSE expires_at END"
 				+ owned(fence))
-			.param("leaseUntil", leaseUntil)
+			.param("leaseUntil", leaseUntil.toEpochMilli())
+			.param("expiresAt", expiresAt)
 			.param("now", now.toEpochMilli())
 			.param("recoveryPoint", recoveryPoint, Types.VARCHAR)
 			.params(owned(id, owner))

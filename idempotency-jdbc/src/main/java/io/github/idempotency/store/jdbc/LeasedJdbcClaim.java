@@ -49,13 +49,14 @@ final class LeasedJdbcClaim implements ClaimHandle {
 
 	@Override
 	public boolean renew() {
-		return this.table.extend(this.request.id(), this.request.owner(), null, this.request.leaseTtl(), Fence.LEASE);
+		return this.table.extend(this.request.id(), this.request.owner(), null, this.request.leaseTtl(),
+				this.request.retention(), Fence.LEASE);
 	}
 
 	@Override
 	public boolean saveRecoveryPoint(String recoveryPoint) {
 		return this.table.extend(this.request.id(), this.request.owner(), recoveryPoint, this.request.leaseTtl(),
-				Fence.LEASE);
+				this.request.retention(), Fence.LEASE);
 	}
 
 }

@@ -88,7 +88,7 @@ final class TransactionalJdbcClaim implements ClaimHandle {
 	@Override
 	public boolean saveRecoveryPoint(String recoveryPoint) {
 		return this.table.extend(this.request.id(), this.request.owner(), recoveryPoint, this.request.leaseTtl(),
-				Fence.TRANSACTION);
+				this.request.retention(), Fence.TRANSACTION);
 	}
 
 	private boolean afterFailure(Throwable failure, boolean permanent) {

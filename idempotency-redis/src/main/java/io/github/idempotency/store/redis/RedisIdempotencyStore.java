@@ -72,8 +72,9 @@ import org.springframework.util.Assert;
  * Time comes from the given {@link Clock}: the scripts compare the caller's "now" with the
  * {@code lease_until} and {@code expires_at} fields, so the lease and retention are
  * logical. On top, each script sets a physical {@code PEXPIRE} so Redis drops what is
- * over: {@code lease + retention} while {@code IN_PROGRESS} (not only the lease: a run
- * that crashed keeps its attempt and recovery point for the run that takes it over),
+ * over: {@code lease + retention} while {@code IN_PROGRESS}, from the claim and from every
+ * renewal and recovery point (not only the lease: a run that crashed, however long it ran,
+ * keeps its attempt and recovery point for the run that takes it over),
  * the retention once finished. These are relative durations, never absolute times, so a
  * clock far from Redis's own cannot make a key vanish early.
  * <p>
@@ -493,14 +494,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		public boolean renew() {
 			long now = now();
 			return isOne(RedisIdempotencyStore.this.redis.execute(RENEW, List.of(key(this.request.id())), this.request.owner(),
-					String.valueOf(now), String.valueOf(now + this.request.leaseTtl().toMillis())));
+					String.valueOf(now), String.valueOf(now + this.request.leaseTtl().toMillis()),
+					String.valueOf(this.request.retention().toMillis())));
 		}
 
 		@Override
 		public boolean saveRecoveryPoint(String recoveryPoint) {
 			long now = now();
 			return isOne(RedisIdempotencyStore.this.redis.execute(RENEW, List.of(key(this.request.id())), this.request.owner(),
-					String.valueOf(now), String.valueOf(now + this.request.leaseTtl().toMillis()), recoveryPoint));
+					String.valueOf(now), String.valueOf(now + this.request.leaseTtl().toMillis()),
+					String.valueOf(this.request.retention().toMillis()), recoveryPoint));
 		}
 
 	}

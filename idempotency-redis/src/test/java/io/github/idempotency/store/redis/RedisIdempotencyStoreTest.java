@@ -4,6 +4,7 @@ import java.time.Clock;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.IdempotencyStoreContract;
@@ -28,6 +29,12 @@ class RedisIdempotencyStoreTest extends IdempotencyStoreContract {
 	@Override
 	protected IdempotencyStore createStore(Clock clock) {
 		return new RedisIdempotencyStore(connectionFactory, "idempotency-test", clock);
+	}
+
+	@Test
+	void aRenewalAndARecoveryPointSetARedisTimeToLiveOfLeasePlusRetention() {
+		RenewalTimeToLive.assertRenewalsKeepLeasePlusRetention((RedisIdempotencyStore) this.store, this.clock,
+				connectionFactory, id("k1"));
 	}
 
 }
