@@ -47,9 +47,11 @@ public interface IdempotencyStore {
 	 * a key an earlier request of the same call acquired answers
 	 * {@link ClaimOutcome#IN_PROGRESS} with that claim's record.
 	 * <p>
-	 * When the store fails part way, the claims this call acquired are released before
-	 * the exception is thrown. The default claims one request after the other, so a store
-	 * that does not override it works unchanged; a store that can claim many records in
+	 * When the store fails part way (or cannot answer a request inside the caller's
+	 * transaction), the claims this call acquired are given back
+	 * ({@link ClaimHandle#abandon()}) before the exception is thrown. The default claims one
+	 * request after the other, so a store that does not override it works unchanged; a
+	 * store that can claim many records in
 	 * one round trip should.
 	 * @param requests what to claim
 	 * @return one result per request, in the order of the requests
@@ -65,7 +67,7 @@ public interface IdempotencyStore {
 			for (ClaimResult result : results) {
 				if (result.handle() != null) {
 					try {
-						result.handle().release(ex);
+						result.handle().abandon();
 					}
 					catch (RuntimeException releaseFailure) {
 						ex.addSuppressed(releaseFailure);

@@ -12,6 +12,7 @@ import io.github.idempotency.Idempotent;
 import io.github.idempotency.IdempotencyInProgressException;
 import io.github.idempotency.IdempotencyKeyReusedException;
 import io.github.idempotency.InProgressPolicy;
+import io.github.idempotency.InvalidIdempotencyKeyException;
 import io.github.idempotency.MissingIdempotencyKeyException;
 import io.github.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import io.github.idempotency.autoconfigure.IdempotencyKafkaAutoConfiguration;
@@ -158,6 +159,23 @@ class IdempotentBatchListenerTest {
 	}
 
 	@Test
+	void aKeyExpressionThatFailsOnOneRecordFailsTheBatchAtThatRecordAsAnInvalidKey() {
+		this.runner.run((context) -> {
+			PaymentListener listener = context.getBean(PaymentListener.class);
+			List<ConsumerRecord<String, String>> batch = batch("b", "c", "d");
+			batch.set(1, record(1, "c", null));
+			assertThatExceptionOfType(BatchListenerFailedException.class)
+				.isThrownBy(() -> listener.onPaymentsByValue(batch))
+				.satisfies((ex) -> {
+					assertThat(ex.getIndex()).isEqualTo(1);
+					assertThat(ex.getCause()).isInstanceOf(InvalidIdempotencyKeyException.class)
+						.hasMessageContaining("#item.value().trim()");
+				});
+			assertThat(listener.received()).containsExactly(List.of("b"));
+		});
+	}
+
+	@Test
 	void withoutKafkaAKeyReusedWithAnotherPayloadIsSkipped() {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, JacksonAutoConfiguration.class,
@@ -276,6 +294,11 @@ class IdempotentBatchListenerTest {
 					}
 				}
 			}
+		}
+
+		@Idempotent(batch = "records", key = "#item.value().trim()", workflow = WORKFLOW + "-by-value")
+		public void onPaymentsByValue(List<ConsumerRecord<String, String>> records) {
+			this.received.add(records.stream().map(ConsumerRecord::key).toList());
 		}
 
 		@Idempotent(batch = "records", key = "#item.key()", workflow = WORKFLOW,

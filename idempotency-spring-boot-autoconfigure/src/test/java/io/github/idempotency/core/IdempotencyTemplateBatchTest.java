@@ -2,6 +2,7 @@ package io.github.idempotency.core;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -209,6 +210,29 @@ class IdempotencyTemplateBatchTest {
 		assertThat(this.store.find(new RecordId(WORKFLOW, "c"))).isEmpty();
 		List<String> retried = this.template.executeAll(requests("a", "b", "c"), String.class, this::charge);
 		assertThat(retried).containsExactly("receipt-a-1", "receipt-b-2", "receipt-c-3");
+	}
+
+	@Test
+	void aCheckedExceptionOfAnItemComesBackUnchangedAndTheItemsBeforeItStayCompleted() {
+		IOException failure = new IOException("disk full");
+		assertThatExceptionOfType(IOException.class)
+			.isThrownBy(() -> this.template.executeAll(requests("a", "b", "c"), String.class, (request) -> {
+				if ("b".equals(request.key())) {
+					throw IdempotencyTemplateBatchTest.<RuntimeException>sneaky(failure);
+				}
+				return charge(request);
+			}))
+			.isSameAs(failure);
+		assertThat(status("a")).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(this.store.find(new RecordId(WORKFLOW, "b"))).isEmpty();
+		assertThat(this.store.find(new RecordId(WORKFLOW, "c"))).isEmpty();
+		assertThat(this.template.executeAll(requests("a", "b", "c"), String.class, this::charge))
+			.containsExactly("receipt-a-1", "receipt-b-2", "receipt-c-3");
+	}
+
+	@SuppressWarnings("unchecked")
+	private static <E extends Throwable> E sneaky(Throwable ex) throws E {
+		throw (E) ex;
 	}
 
 	@Test

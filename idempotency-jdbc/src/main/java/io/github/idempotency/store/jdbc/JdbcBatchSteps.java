@@ -217,7 +217,8 @@ final class JdbcBatchSteps {
 		for (ClaimResult result : results) {
 			if (result != null && result.handle() != null) {
 				try {
-					result.handle().release(ex);
+					// never ran: given back, even inside a transaction that commits
+					result.handle().abandon();
 				}
 				catch (RuntimeException releaseFailure) {
 					ex.addSuppressed(releaseFailure);

@@ -1,5 +1,6 @@
 package io.github.idempotency.store.jdbc.tx;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -20,10 +21,14 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
+import io.github.idempotency.IdempotencyInProgressException;
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.IdempotentRequest;
 import io.github.idempotency.IdempotentResultNotStoredException;
+import io.github.idempotency.store.ClaimOutcome;
+import io.github.idempotency.store.ClaimRequest;
+import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
@@ -126,6 +131,51 @@ abstract class TransactionBoundaryTests {
 		assertThat(find("required", "1")).isEmpty();
 		this.payments.required(key("1"));
 		assertThat(this.payments.effects(key("1"))).isOne();
+	}
+
+	@Test
+	void inATransactionThatCommitsTheItemsOfABatchAfterOneThatFailedAreLeftForTheNextDelivery() {
+		List<IdempotentRequest> batch = List.of(IdempotentRequest.of("batch", key("a")),
+				IdempotentRequest.of("batch", key("b")), IdempotentRequest.of("batch", key("c")));
+		AtomicInteger runs = new AtomicInteger();
+		inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, (status) -> {
+			// the caller handles the failure and commits what ran
+			assertThatIllegalStateException().isThrownBy(() -> this.template.executeAll(batch, String.class, (request) -> {
+				runs.incrementAndGet();
+				if (request.key().equals(key("b"))) {
+					throw new IllegalStateException("broker hiccup");
+				}
+				return "ran " + request.key();
+			}));
+			return null;
+		});
+		assertThat(record("batch", "a").status()).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(find("batch", "c")).isEmpty();
+		List<String> again = this.template.executeAll(batch, String.class, (request) -> {
+			runs.incrementAndGet();
+			return "ran " + request.key();
+		});
+		assertThat(again.get(2)).isEqualTo("ran " + key("c"));
+		assertThat(record("batch", "c").status()).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(runs).hasValue(3);
+	}
+
+	@Test
+	void inATransactionThatCommitsABatchRejectedAsInProgressLeavesWhatItClaimedForTheNextDelivery() {
+		ClaimResult elsewhere = this.store.claim(new ClaimRequest(new RecordId("batch", key("busy")), "elsewhere",
+				null, Duration.ofMinutes(1), Duration.ofDays(1)));
+		assertThat(elsewhere.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		List<IdempotentRequest> batch = List.of(IdempotentRequest.of("batch", key("a")),
+				IdempotentRequest.of("batch", key("busy")));
+		inTransaction(TransactionDefinition.PROPAGATION_REQUIRED, (status) -> {
+			assertThatExceptionOfType(IdempotencyInProgressException.class)
+				.isThrownBy(() -> this.template.executeAll(batch, String.class, (request) -> "ran"));
+			return null;
+		});
+		assertThat(find("batch", "a")).isEmpty();
+		assertThat(this.template.executeAll(List.of(batch.get(0)), String.class, (request) -> "ran"))
+			.containsExactly("ran");
+		assertThat(record("batch", "a").status()).isEqualTo(RecordStatus.COMPLETED);
 	}
 
 	@Test
