@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Objects;
 
 import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.IdempotencyException;
@@ -29,9 +28,9 @@ import io.github.idempotency.store.RecordId;
  */
 final class BatchRun {
 
-	private static final Log logger = LogFactory.getLog(IdempotencyEngine.class);
+	private static final Log logger = Protocol.logger;
 
-	private final IdempotencyEngine engine;
+	private final Protocol protocol;
 
 	private final Settlement settlement;
 
@@ -45,9 +44,9 @@ final class BatchRun {
 
 	private final Item[] slots;
 
-	BatchRun(IdempotencyEngine engine, IdempotentOperation operation, List<BatchItem> items, BatchFailures failures) {
-		this.engine = engine;
-		this.settlement = engine.settlement();
+	BatchRun(Protocol protocol, IdempotentOperation operation, List<BatchItem> items, BatchFailures failures) {
+		this.protocol = protocol;
+		this.settlement = protocol.settlement();
 		this.operation = operation;
 		this.workflow = operation.workflow();
 		this.items = items;
@@ -55,7 +54,7 @@ final class BatchRun {
 		this.slots = new Item[items.size()];
 	}
 
-	List<@Nullable Object> run(IdempotencyEngine.BatchAction action) throws Throwable {
+	List<@Nullable Object> run(BatchAction action) throws Throwable {
 		List<Integer> leaders = identify();
 		if (!claim(leaders)) {
 			return runUnprotected(leaders, action);
@@ -63,7 +62,7 @@ final class BatchRun {
 		for (int i : leaders) {
 			Item item = this.slots[i];
 			if (item.state != State.PENDING) {
-				this.engine.ended(this.workflow, item.outcome);
+				this.protocol.ended(this.workflow, item.outcome);
 			}
 		}
 		followLeaders();
@@ -109,15 +108,18 @@ final class BatchRun {
 				if (batchItem.invalid() != null) {
 					throw batchItem.invalid();
 				}
-				item.id = new RecordId(this.workflow, this.engine.keys().toKey(this.workflow, batchItem.key()));
+				item.request = this.protocol.request(this.operation, this.protocol.id(this.workflow, batchItem.key()),
+						batchItem.payload());
 			}
 			catch (IdempotencyException ex) {
-				this.engine.ended(this.workflow, Outcome.INVALID_KEY);
+				if (batchItem.invalid() != null) {
+					this.protocol.ended(this.workflow, Outcome.INVALID_KEY);
+				}
 				reject(item, ex);
 				continue;
 			}
-			item.fingerprint = this.operation.fingerprinted() ? this.engine.fingerprints().of(batchItem.payload())
-					: null;
+			item.id = item.request.id();
+			item.fingerprint = item.request.fingerprint();
 			Integer leader = leaders.putIfAbsent(item.id, i);
 			item.leader = (leader != null) ? leader : i;
 			if (leader == null) {
@@ -142,21 +144,23 @@ final class BatchRun {
 		while (!pending.isEmpty()) {
 			List<ClaimRequest> requests = new ArrayList<>(pending.size());
 			for (int i : pending) {
-				requests.add(new ClaimRequest(this.slots[i].id, this.engine.nextOwner(), this.slots[i].fingerprint,
-						this.operation.leaseTtl(), this.operation.retention()));
+				// a claim given back is claimed again under a new owner
+				Item item = this.slots[i];
+				item.request = (waiting != null) ? this.protocol.again(item.request) : item.request;
+				requests.add(item.request);
 			}
 			List<ClaimResult> claims;
 			try {
-				claims = this.engine.calls().step(StoreOperation.CLAIM, () -> this.engine.store().claimAll(requests));
+				claims = this.protocol.calls().step(StoreOperation.CLAIM, () -> this.protocol.store().claimAll(requests));
 			}
 			catch (IdempotencyInProgressException ex) {
 				// the store cannot wait here (inside the caller's transaction): retry later
 				giveBack();
 				for (int i : pending) {
 					if (!conflicted[i]) {
-						this.engine.observer().onConflict(this.workflow);
+						this.protocol.observer().onConflict(this.workflow);
 					}
-					this.engine.ended(this.workflow, Outcome.CONFLICT);
+					this.protocol.ended(this.workflow, Outcome.CONFLICT);
 				}
 				throw ex;
 			}
@@ -167,9 +171,9 @@ final class BatchRun {
 			List<Integer> busy = new ArrayList<>();
 			for (int j = 0; j < pending.size(); j++) {
 				int i = pending.get(j);
-				IdempotencyEngine.Answer answer;
+				Protocol.Answer answer;
 				try {
-					answer = this.engine.answer(this.operation, requests.get(j), claims.get(j));
+					answer = this.protocol.answer(this.operation, requests.get(j), claims.get(j));
 				}
 				catch (RuntimeException ex) {
 					// the claims not looked at yet are given back too
@@ -185,7 +189,7 @@ final class BatchRun {
 					busy.add(i);
 					if (!conflicted[i]) {
 						conflicted[i] = true;
-						this.engine.observer().onConflict(this.workflow);
+						this.protocol.observer().onConflict(this.workflow);
 					}
 				}
 				else {
@@ -196,11 +200,11 @@ final class BatchRun {
 				return true;
 			}
 			if (waiting == null) {
-				waiting = Backoff.within(this.engine.settings().waitTimeout());
+				waiting = Backoff.within(this.protocol.settings().waitTimeout());
 			}
 			List<Integer> given = giveBack();
 			if (this.operation.onInProgress() == InProgressPolicy.REJECT || !waiting.await()) {
-				busy.forEach((i) -> this.engine.ended(this.workflow, Outcome.CONFLICT));
+				busy.forEach((i) -> this.protocol.ended(this.workflow, Outcome.CONFLICT));
 				throw new IdempotencyInProgressException(busy.size() + " idempotency key(s) of this batch of '"
 						+ this.workflow + "' are being processed by another run; the batch was not run");
 			}
@@ -214,7 +218,7 @@ final class BatchRun {
 	/**
 	 * Takes one claim's answer, other than "in progress".
 	 */
-	private void take(Item item, IdempotencyEngine.Answer answer) {
+	private void take(Item item, Protocol.Answer answer) {
 		item.outcome = answer.outcome();
 		if (answer.execution() != null) {
 			item.state = State.RUN;
@@ -247,20 +251,20 @@ final class BatchRun {
 			}
 			Item leader = this.slots[item.leader];
 			if (leader.rejection != null) {
-				this.engine.ended(this.workflow, Outcome.MISMATCH);
+				this.protocol.ended(this.workflow, Outcome.MISMATCH);
 				reject(item, leader.rejection);
 			}
 			else if (!Objects.equals(item.fingerprint, leader.fingerprint)) {
-				this.engine.ended(this.workflow, Outcome.MISMATCH);
+				this.protocol.ended(this.workflow, Outcome.MISMATCH);
 				reject(item, new IdempotencyKeyReusedException("The idempotency key of '" + this.workflow
 						+ "' is used twice in one batch with different payloads; the second was not run"));
 			}
 			else if (leader.state == State.SKIPPED) {
-				this.engine.ended(this.workflow, Outcome.FAILED);
+				this.protocol.ended(this.workflow, Outcome.FAILED);
 				item.state = State.SKIPPED;
 			}
 			else {
-				this.engine.ended(this.workflow, Outcome.HIT);
+				this.protocol.ended(this.workflow, Outcome.HIT);
 				item.state = State.FOLLOWS;
 			}
 		}
@@ -352,7 +356,7 @@ final class BatchRun {
 		for (RuntimeException problem : problems) {
 			if (problem != null && problem != failure
 					&& !List.of(failure.getSuppressed()).contains(problem)) {
-				IdempotencyEngine.notFinished(failure, problem);
+				Settlement.notFinished(failure, problem);
 			}
 		}
 	}
@@ -370,7 +374,7 @@ final class BatchRun {
 		return first;
 	}
 
-	private List<@Nullable Object> runUnprotected(List<Integer> leaders, IdempotencyEngine.BatchAction action)
+	private List<@Nullable Object> runUnprotected(List<Integer> leaders, BatchAction action)
 			throws Throwable {
 		for (int i : leaders) {
 			if (this.slots[i].state == State.PENDING) {
@@ -390,13 +394,13 @@ final class BatchRun {
 	private boolean storeUnavailable(RuntimeException ex) {
 		for (Item item : this.slots) {
 			if (item.state == State.PENDING) {
-				this.engine.ended(this.workflow, Outcome.STORE_ERROR);
+				this.protocol.ended(this.workflow, Outcome.STORE_ERROR);
 			}
 		}
-		if (IdempotencyEngine.isRefusal(ex)) {
+		if (StoreErrors.isRefusal(ex)) {
 			throw ex;
 		}
-		if (this.engine.settings().storeUnavailable() == StoreUnavailablePolicy.FAIL_CLOSED) {
+		if (this.protocol.settings().storeUnavailable() == StoreUnavailablePolicy.FAIL_CLOSED) {
 			throw new IdempotencyStoreException("The idempotency store could not claim a batch of '" + this.workflow
 					+ "'; the batch was not run (idempotency.store-unavailable=fail-closed)", ex);
 		}
@@ -496,6 +500,8 @@ final class BatchRun {
 		RecordId id;
 
 		@Nullable String fingerprint;
+
+		ClaimRequest request;
 
 		int leader = -1;
 

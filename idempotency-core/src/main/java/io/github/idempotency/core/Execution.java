@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.IdempotencyContext;
 import io.github.idempotency.IdempotencyLeaseLostException;
+import io.github.idempotency.IdempotencyStoreException;
 import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.RecordId;
@@ -17,7 +18,9 @@ import org.springframework.util.Assert;
  */
 final class Execution extends IdempotencyContext {
 
-	private final IdempotencyEngine engine;
+	private final StoreCalls calls;
+
+	private final IdempotencyObserver observer;
 
 	private final IdempotentOperation operation;
 
@@ -41,9 +44,10 @@ final class Execution extends IdempotencyContext {
 	 * @param owner the owner of that claim, {@code null} with no claim
 	 * @param claimed the record as the claim left it, {@code null} with no claim
 	 */
-	Execution(IdempotencyEngine engine, IdempotentOperation operation, RecordId id, @Nullable ClaimHandle claim,
-			@Nullable String owner, @Nullable IdempotencyRecord claimed) {
-		this.engine = engine;
+	Execution(StoreCalls calls, IdempotencyObserver observer, IdempotentOperation operation, RecordId id,
+			@Nullable ClaimHandle claim, @Nullable String owner, @Nullable IdempotencyRecord claimed) {
+		this.calls = calls;
+		this.observer = observer;
 		this.operation = operation;
 		this.id = id;
 		this.claim = claim;
@@ -82,8 +86,19 @@ final class Execution extends IdempotencyContext {
 
 	@Override
 	public void saveRecoveryPoint(String recoveryPoint) {
-		if (this.claim != null) {
-			this.engine.saveRecoveryPoint(this, this.claim, recoveryPoint);
+		ClaimHandle claim = this.claim;
+		if (claim != null) {
+			boolean saved;
+			try {
+				saved = this.calls.timed(StoreOperation.RENEW, () -> claim.saveRecoveryPoint(recoveryPoint));
+			}
+			catch (RuntimeException ex) {
+				throw new IdempotencyStoreException("Could not save the recovery point of " + this.id
+						+ "; the operation stops before its next step", ex);
+			}
+			if (!saved) {
+				throw leaseLost(this.observer, "its recovery point was not saved");
+			}
 		}
 		this.recoveryPoint = recoveryPoint;
 	}

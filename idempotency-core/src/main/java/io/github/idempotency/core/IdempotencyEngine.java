@@ -2,30 +2,23 @@ package io.github.idempotency.core;
 
 import java.lang.reflect.Type;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.IdempotencyContext;
 import io.github.idempotency.IdempotencyException;
 import io.github.idempotency.IdempotencyInProgressException;
-import io.github.idempotency.IdempotencyKeyReusedException;
 import io.github.idempotency.IdempotencyStoreException;
-import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.InProgressPolicy;
 import io.github.idempotency.InvalidIdempotencyKeyException;
-import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
-import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
 
@@ -39,31 +32,17 @@ import io.github.idempotency.store.RecordId;
  */
 public final class IdempotencyEngine implements AutoCloseable {
 
-	private static final Log logger = LogFactory.getLog(IdempotencyEngine.class);
-
-	private final IdempotencyStore store;
+	private static final Log logger = Protocol.logger;
 
 	private final JsonMapper jsonMapper;
 
 	private final EngineSettings settings;
 
-	private final IdempotencyObserver observer;
-
 	private final ExecutionObservations observations;
 
-	private final IdempotencyKeys keys;
-
-	private final Fingerprints fingerprints;
-
-	private final LeaseRenewer renewer;
-
-	private final StoreCalls calls;
+	private final Protocol protocol;
 
 	private final Settlement settlement;
-
-	private final String instanceId = UUID.randomUUID().toString();
-
-	private final AtomicLong claims = new AtomicLong();
 
 	public IdempotencyEngine(IdempotencyStore store, JsonMapper jsonMapper, EngineSettings settings,
 			IdempotencyObserver observer) {
@@ -100,15 +79,11 @@ public final class IdempotencyEngine implements AutoCloseable {
 			IdempotencyObserver observer, ObservationRegistry observations, boolean observeKeys,
 			List<IdempotencyKeyConverter> keyConverters) {
 		this.observations = new ExecutionObservations(observations, store.backend(), observeKeys);
-		this.store = store;
 		this.jsonMapper = jsonMapper;
 		this.settings = settings;
-		this.observer = IsolatedObserver.of(observer);
-		this.keys = new IdempotencyKeys(settings.maxKeyLength(), keyConverters);
-		this.fingerprints = new Fingerprints(jsonMapper);
-		this.renewer = new LeaseRenewer(this::renew);
-		this.calls = new StoreCalls(this.observer, this.observations);
-		this.settlement = new Settlement(store, this.observer, this.calls, this.renewer);
+		this.protocol = new Protocol(store, jsonMapper, settings, IsolatedObserver.of(observer), this.observations,
+				keyConverters);
+		this.settlement = this.protocol.settlement();
 	}
 
 	/**
@@ -136,15 +111,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 */
 	public @Nullable Object execute(IdempotentOperation operation, @Nullable Object key, @Nullable Object payload,
 			Action action) throws Throwable {
-		String workflow = operation.workflow();
-		RecordId id;
-		try {
-			id = new RecordId(workflow, this.keys.toKey(workflow, key));
-		}
-		catch (IdempotencyException ex) {
-			ended(workflow, Outcome.INVALID_KEY);
-			throw ex;
-		}
+		RecordId id = this.protocol.id(operation.workflow(), key);
 		if (this.observations.isNoop()) {
 			return execute(operation, id, payload, action);
 		}
@@ -168,29 +135,27 @@ public final class IdempotencyEngine implements AutoCloseable {
 			throw new IllegalStateException("The asynchronous idempotent operation '" + workflow + "' is called inside "
 					+ "a transaction, which would end before its result is known: call it outside any transaction");
 		}
-		String fingerprint = operation.fingerprinted() ? this.fingerprints.of(payload) : null;
-		ClaimRequest request = new ClaimRequest(id, nextOwner(), fingerprint, operation.leaseTtl(),
-				operation.retention());
+		ClaimRequest request = this.protocol.request(operation, id, payload);
 		Backoff waiting = null;
 		while (true) {
 			ClaimResult claim;
 			try {
-				claim = this.calls.step(StoreOperation.CLAIM, () -> this.store.claim(request));
+				claim = this.protocol.calls().step(StoreOperation.CLAIM, () -> this.protocol.store().claim(request));
 			}
 			catch (IdempotencyInProgressException ex) {
 				// the store cannot wait here (inside the caller's transaction): retry later
 				if (waiting == null) {
-					this.observer.onConflict(workflow);
+					this.protocol.observer().onConflict(workflow);
 				}
-				ended(workflow, Outcome.CONFLICT);
+				this.protocol.ended(workflow, Outcome.CONFLICT);
 				throw ex;
 			}
 			catch (RuntimeException ex) {
 				return storeUnavailable(operation, id, ex, action);
 			}
-			Answer answer = answer(operation, request, claim);
+			Protocol.Answer answer = this.protocol.answer(operation, request, claim);
 			if (!answer.inProgress()) {
-				ended(workflow, answer.outcome());
+				this.protocol.ended(workflow, answer.outcome());
 			}
 			if (answer.execution() != null) {
 				return run(answer.execution(), action);
@@ -202,92 +167,15 @@ public final class IdempotencyEngine implements AutoCloseable {
 				return (operation.async() != null) ? operation.async().completed(answer.result()) : answer.result();
 			}
 			if (waiting == null) {
-				this.observer.onConflict(workflow);
+				this.protocol.observer().onConflict(workflow);
 				waiting = Backoff.within(this.settings.waitTimeout());
 			}
 			if (operation.onInProgress() == InProgressPolicy.REJECT || !waiting.await()) {
-				ended(workflow, Outcome.CONFLICT);
+				this.protocol.ended(workflow, Outcome.CONFLICT);
 				throw new IdempotencyInProgressException("The idempotency key of '" + workflow
 						+ "' is being processed by another run (attempt " + claim.record().attempt() + ")");
 			}
 		}
-	}
-
-	/**
-	 * The one place a claim's answer is taken, for a single call and for each item of a
-	 * batch alike: an acquired claim becomes a run (its lease renewed from now on), a
-	 * duplicate its stored result, a failed or reused key a refusal; a key in progress
-	 * elsewhere is left to the caller to wait for. The answer names the call's outcome, for
-	 * the caller to count once it is final ({@link #ended}).
-	 * @throws IdempotencyStoreException when a duplicate's stored result cannot be read
-	 * (counted)
-	 */
-	Answer answer(IdempotentOperation operation, ClaimRequest request, ClaimResult claim) {
-		String workflow = operation.workflow();
-		IdempotencyRecord record = claim.record();
-		RecordId id = request.id();
-		return switch (claim.outcome()) {
-			case ACQUIRED -> {
-				if (claim.isTakeover()) {
-					this.observer.onTakeover(workflow);
-					logger.info("Taking over " + id + " (attempt " + record.attempt() + ") after its lease ran out");
-				}
-				ClaimHandle handle = claim.acquiredHandle();
-				Execution execution = new Execution(this, operation, id, handle, request.owner(), record);
-				if (this.settings.leaseRenewal()) {
-					execution.lease(this.renewer.register(execution, handle, operation.leaseTtl()));
-				}
-				yield Answer.run(execution);
-			}
-			case DUPLICATE -> {
-				Object result;
-				try {
-					result = operation.codec().read(record.response());
-				}
-				catch (RuntimeException ex) {
-					ended(workflow, Outcome.STORE_ERROR);
-					throw new IdempotencyStoreException("The stored result of " + id + " cannot be read as "
-							+ operation.codec().type() + ": " + ex.getMessage(), ex);
-				}
-				yield Answer.replay(result);
-			}
-			case FAILED -> {
-				yield Answer.refuse(Outcome.FAILED, new IdempotentFailureReplayedException(workflow,
-						String.valueOf(record.errorType()), record.errorMessage()));
-			}
-			case MISMATCH -> {
-				yield Answer.refuse(Outcome.MISMATCH, new IdempotencyKeyReusedException("The idempotency key of '" + workflow
-						+ "' was used before with a different payload; the operation was not run"));
-			}
-			case IN_PROGRESS -> Answer.IN_PROGRESS;
-		};
-	}
-
-	/**
-	 * What a claim's answer asks of its call: run ({@code execution}), answer with a stored
-	 * {@code result}, throw a {@code refusal}, or wait for the run in progress elsewhere.
-	 */
-	record Answer(@Nullable Outcome outcome, @Nullable Execution execution, @Nullable Object result,
-			@Nullable IdempotencyException refusal) {
-
-		static final Answer IN_PROGRESS = new Answer(null, null, null, null);
-
-		static Answer run(Execution execution) {
-			return new Answer(Outcome.MISS, execution, null, null);
-		}
-
-		static Answer replay(@Nullable Object result) {
-			return new Answer(Outcome.HIT, null, result, null);
-		}
-
-		static Answer refuse(Outcome outcome, IdempotencyException refusal) {
-			return new Answer(outcome, null, null, refusal);
-		}
-
-		boolean inProgress() {
-			return this.outcome == null;
-		}
-
 	}
 
 	/**
@@ -324,7 +212,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 			throw new IllegalArgumentException("A batch of '" + operation.workflow()
 					+ "' cannot have an asynchronous result type");
 		}
-		return new BatchRun(this, operation, items, failures).run(action);
+		return new BatchRun(this.protocol, operation, items, failures).run(action);
 	}
 
 	/**
@@ -337,7 +225,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * @return the exception to throw
 	 */
 	public InvalidIdempotencyKeyException rejectKey(IdempotentOperation operation, String reason, Throwable cause) {
-		ended(operation.workflow(), Outcome.INVALID_KEY);
+		this.protocol.ended(operation.workflow(), Outcome.INVALID_KEY);
 		return new InvalidIdempotencyKeyException("The idempotency key of '" + operation.workflow()
 				+ "' cannot be resolved: " + reason + "; the operation was not run", cause);
 	}
@@ -347,7 +235,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 * @return the store
 	 */
 	public IdempotencyStore store() {
-		return this.store;
+		return this.protocol.store();
 	}
 
 	/**
@@ -360,8 +248,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	@Override
 	public void close() {
-		this.renewer.close();
-		this.settlement.close();
+		this.protocol.close();
 	}
 
 	private @Nullable Object run(Execution execution, Action action) throws Throwable {
@@ -375,7 +262,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 			execution.unbind(previous);
 			RuntimeException notStored = this.settlement.settle(execution, this.settlement.threw(execution, ex));
 			if (notStored != null) {
-				notFinished(ex, notStored);
+				Settlement.notFinished(ex, notStored);
 			}
 			throw ex;
 		}
@@ -415,7 +302,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 				}
 				else {
 					if (failure != null && notStored != null) {
-						notFinished(failure, notStored);
+						Settlement.notFinished(failure, notStored);
 					}
 					settle(settled, observation, value, failure);
 				}
@@ -444,29 +331,10 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * The store did not take how a run that threw {@code failure} ended: the store error
-	 * (or lost lease) is added to {@code failure} as suppressed.
-	 */
-	static void notFinished(Throwable failure, RuntimeException notStored) {
-		if (notStored instanceof IdempotencyStoreException) {
-			logger.warn("After the operation threw " + failure + ": " + notStored.getMessage(), notStored);
-		}
-		failure.addSuppressed(notStored);
-	}
-
-	/**
-	 * A call ended: the meters and the call's observation learn how.
-	 */
-	void ended(String workflow, Outcome outcome) {
-		this.observer.onRequest(workflow, outcome);
-		this.observations.outcome(outcome);
-	}
-
 	private @Nullable Object storeUnavailable(IdempotentOperation operation, RecordId id, RuntimeException ex,
 			Action action) throws Throwable {
-		ended(operation.workflow(), Outcome.STORE_ERROR);
-		if (isRefusal(ex)) {
+		this.protocol.ended(operation.workflow(), Outcome.STORE_ERROR);
+		if (StoreErrors.isRefusal(ex)) {
 			throw ex;
 		}
 		if (this.settings.storeUnavailable() == StoreUnavailablePolicy.FAIL_CLOSED) {
@@ -475,7 +343,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 		logger.warn("The idempotency store could not claim " + id
 				+ "; running the operation unprotected (idempotency.store-unavailable=fail-open): " + ex);
-		Execution execution = new Execution(this, operation, id, null, null, null);
+		Execution execution = new Execution(this.protocol.calls(), this.protocol.observer(), operation, id, null, null,
+				null);
 		IdempotencyContext previous = execution.bind();
 		try {
 			return action.proceed();
@@ -483,83 +352,6 @@ public final class IdempotencyEngine implements AutoCloseable {
 		finally {
 			execution.unbind(previous);
 		}
-	}
-
-	/**
-	 * Whether a failed claim is the store refusing this call (a misuse such as a claim
-	 * inside a read-only transaction) rather than the store being unreachable: never a
-	 * reason to run unprotected, and not worth a retry wrapped as a store error.
-	 */
-	static boolean isRefusal(RuntimeException ex) {
-		return ex instanceof IllegalStateException || ex instanceof IllegalArgumentException;
-	}
-
-	void saveRecoveryPoint(Execution execution, ClaimHandle claim, String recoveryPoint) {
-		boolean saved;
-		try {
-			saved = this.calls.timed(StoreOperation.RENEW, () -> claim.saveRecoveryPoint(recoveryPoint));
-		}
-		catch (RuntimeException ex) {
-			throw new IdempotencyStoreException("Could not save the recovery point of " + execution.id()
-					+ "; the operation stops before its next step", ex);
-		}
-		if (!saved) {
-			throw execution.leaseLost(this.observer, "its recovery point was not saved");
-		}
-	}
-
-	private boolean renew(LeaseRenewer.Lease lease) {
-		boolean renewed = this.calls.timed(StoreOperation.RENEW, lease.claim::renew);
-		if (!renewed) {
-			logger.warn("The lease of " + lease.execution.id() + " was lost while it ran; its result will not be stored");
-		}
-		return renewed;
-	}
-
-	/**
-	 * A fencing token unique to one claim: this engine's random id and a counter (cheaper
-	 * than a random UUID per call, and as unique).
-	 */
-	String nextOwner() {
-		return this.instanceId + "-" + this.claims.incrementAndGet();
-	}
-
-	IdempotencyObserver observer() {
-		return this.observer;
-	}
-
-	StoreCalls calls() {
-		return this.calls;
-	}
-
-	Settlement settlement() {
-		return this.settlement;
-	}
-
-	IdempotencyKeys keys() {
-		return this.keys;
-	}
-
-	Fingerprints fingerprints() {
-		return this.fingerprints;
-	}
-
-	/**
-	 * The body of a batch: runs the items at the given positions of the batch.
-	 */
-	@FunctionalInterface
-	public interface BatchAction {
-
-		/**
-		 * Runs the items at {@code positions} (ascending indexes into the batch), storing the
-		 * result of the {@code j}-th of them, as soon as it has one, in {@code results[j]}
-		 * (left {@code null} for {@code void}).
-		 * @param positions the items to run
-		 * @param results where the results go
-		 * @throws Throwable what the items threw
-		 */
-		void proceed(int[] positions, @Nullable Object[] results) throws Throwable;
-
 	}
 
 	/**

@@ -11,7 +11,6 @@ import java.util.function.Supplier;
 
 import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.IdempotencyStoreException;
@@ -41,8 +40,7 @@ import io.github.idempotency.store.RecordStatus;
  */
 final class Settlement implements AutoCloseable {
 
-	/** The engine's logger: what happens to a run's end is the engine's to say. */
-	private static final Log logger = LogFactory.getLog(IdempotencyEngine.class);
+	private static final Log logger = Protocol.logger;
 
 	private final IdempotencyStore store;
 
@@ -133,6 +131,17 @@ final class Settlement implements AutoCloseable {
 		List<Ending> endings = new ArrayList<>(executions.size());
 		executions.forEach((execution) -> endings.add(new Ending.Abandoned()));
 		return store(executions, endings, false);
+	}
+
+	/**
+	 * The store did not take how a run that threw {@code failure} ended: what kept it (a
+	 * store error, logged, or a lost lease) is added to {@code failure} as suppressed.
+	 */
+	static void notFinished(Throwable failure, RuntimeException notStored) {
+		if (notStored instanceof IdempotencyStoreException) {
+			logger.warn("After the operation threw " + failure + ": " + notStored.getMessage(), notStored);
+		}
+		failure.addSuppressed(notStored);
 	}
 
 	private static boolean joinsTransaction(List<Execution> executions) {
@@ -327,7 +336,7 @@ final class Settlement implements AutoCloseable {
 	 * or a malformed statement), and not inside a transaction.
 	 */
 	private static boolean mayRetry(Ending ending, RuntimeException error) {
-		return ending.retried() && error != LOST && !IdempotencyEngine.isRefusal(error)
+		return ending.retried() && error != LOST && !StoreErrors.isRefusal(error)
 				&& !StoreErrors.isPermanent(error);
 	}
 

@@ -6,8 +6,8 @@ import org.springframework.dao.UncategorizedDataAccessException;
 import org.springframework.util.ClassUtils;
 
 /**
- * Which store errors no retry can fix, in Spring's data access exception hierarchy, without
- * requiring spring-tx (where that hierarchy lives).
+ * Which store errors no retry can fix: refusals, and permanent errors in Spring's data
+ * access exception hierarchy (read without requiring spring-tx, where it lives).
  */
 final class StoreErrors {
 
@@ -27,6 +27,17 @@ final class StoreErrors {
 	 */
 	static boolean isPermanent(RuntimeException failure) {
 		return PRESENT && Dao.isPermanent(failure);
+	}
+
+	/**
+	 * Whether a failed call is the store refusing it (a misuse such as a claim inside a
+	 * read-only transaction) rather than the store being unreachable: never a reason to run
+	 * unprotected, and not worth a retry.
+	 * @param failure what the store threw
+	 * @return {@code true} for a refusal
+	 */
+	static boolean isRefusal(RuntimeException failure) {
+		return failure instanceof IllegalStateException || failure instanceof IllegalArgumentException;
 	}
 
 	/** Loaded only when spring-tx is there. */
