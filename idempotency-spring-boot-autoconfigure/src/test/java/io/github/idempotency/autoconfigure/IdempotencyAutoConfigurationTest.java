@@ -167,8 +167,15 @@ class IdempotencyAutoConfigurationTest {
 					"idempotency.retention=2d", "idempotency.on-in-progress=reject", "idempotency.wait-timeout=5s",
 					"idempotency.store-unavailable=fail-open", "idempotency.max-key-length=64")
 			.run((context) -> assertThat(context.getBean(IdempotencyEngine.class).settings())
-				.isEqualTo(new EngineSettings(Duration.ofSeconds(10), false, Duration.ofDays(2), InProgressPolicy.REJECT,
-						Duration.ofSeconds(5), StoreUnavailablePolicy.FAIL_OPEN, 64)));
+				.isEqualTo(EngineSettings.builder()
+						.leaseTtl(Duration.ofSeconds(10))
+						.leaseRenewal(false)
+						.retention(Duration.ofDays(2))
+						.onInProgress(InProgressPolicy.REJECT)
+						.waitTimeout(Duration.ofSeconds(5))
+						.storeUnavailable(StoreUnavailablePolicy.FAIL_OPEN)
+						.maxKeyLength(64)
+						.build()));
 	}
 
 	@Test
