@@ -235,7 +235,8 @@ public final class IdempotencyEngine implements AutoCloseable {
 				ClaimHandle handle = claim.acquiredHandle();
 				Execution execution = new Execution(this, operation, id, handle, request.owner(), record);
 				if (this.settings.leaseRenewal()) {
-					execution.lease(this.renewer.register(execution, handle, operation.leaseTtl()));
+					execution.lease(this.renewer.register(execution, handle,
+							this.settings.leaseRenewalInterval(operation.leaseTtl())));
 				}
 				yield Answer.run(execution);
 			}
