@@ -63,7 +63,9 @@ public @interface Idempotent {
 
 	/**
 	 * How long a claim is held without renewal, as a duration string ({@code 30s},
-	 * {@code PT30S}). Empty: {@code idempotency.lease-ttl}.
+	 * {@code PT30S}). Empty: {@code idempotency.lease-ttl}. It is renewed at the same
+	 * fraction of it as {@code idempotency.lease-renewal-interval} is of
+	 * {@code idempotency.lease-ttl} (a third by default).
 	 * @return the lease duration
 	 */
 	String leaseTtl() default "";

@@ -20,10 +20,13 @@ final class Backoff {
 
 	private final long deadline;
 
+	private final boolean bounded;
+
 	private long ceiling = FIRST;
 
-	private Backoff(long deadline) {
+	private Backoff(long deadline, boolean bounded) {
 		this.deadline = deadline;
+		this.bounded = bounded;
 	}
 
 	/**
@@ -32,7 +35,15 @@ final class Backoff {
 	 * @return the backoff
 	 */
 	static Backoff within(Duration budget) {
-		return new Backoff(System.nanoTime() + budget.toNanos());
+		return new Backoff(System.nanoTime() + budget.toNanos(), true);
+	}
+
+	/**
+	 * A backoff without a budget: once its pauses reach {@link #MAX}, they stay there.
+	 * @return the backoff
+	 */
+	static Backoff unbounded() {
+		return new Backoff(0, false);
 	}
 
 	/**
@@ -40,7 +51,7 @@ final class Backoff {
 	 * @return the pause in nanoseconds, or -1 once the budget is spent
 	 */
 	long next() {
-		long remaining = this.deadline - System.nanoTime();
+		long remaining = this.bounded ? this.deadline - System.nanoTime() : Long.MAX_VALUE;
 		if (remaining <= 0) {
 			return -1;
 		}

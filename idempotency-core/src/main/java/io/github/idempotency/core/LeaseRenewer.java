@@ -5,6 +5,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -17,19 +18,27 @@ import org.jspecify.annotations.Nullable;
 import io.github.idempotency.store.ClaimHandle;
 
 /**
- * Renews the leases of running claims every {@code leaseTtl / 3}. One daemon thread keeps
+ * Renews the leases of running claims, each at its own interval. One daemon thread keeps
  * the time and hands each due renewal to a pool, so that a renewal blocked on the store
  * (a row lock, a slow server) never delays the others; a lease has at most one renewal
  * under way. Registering and cancelling a lease is a concurrent set operation, so a call
  * that finishes before its first renewal is due costs no scheduling at all.
+ * <p>
+ * The timing is what bounds the outage a run survives ({@code README}, "When the result
+ * cannot be stored"): a renewal starts when it is due, not on a later tick, at most one
+ * interval after the previous successful one started (so the lease that one wrote has at
+ * least {@code leaseTtl - interval} left); one that fails is tried again with
+ * {@link Backoff} (5 ms doubling to 500 ms) until it succeeds or the lease is cancelled,
+ * so that, once the store is back, the lease is renewed within 500 ms.
  */
 final class LeaseRenewer implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(LeaseRenewer.class);
 
-	private static final long MIN_TICK = TimeUnit.MILLISECONDS.toNanos(5);
+	private static final long MIN_INTERVAL = TimeUnit.MILLISECONDS.toNanos(5);
 
-	private static final long MAX_TICK = TimeUnit.SECONDS.toNanos(1);
+	/** The longest the timekeeper sleeps; a lease due earlier wakes it. */
+	private static final long MAX_SLEEP = TimeUnit.SECONDS.toNanos(1);
 
 	private final Set<Lease> leases = ConcurrentHashMap.newKeySet();
 
@@ -41,7 +50,8 @@ final class LeaseRenewer implements AutoCloseable {
 		return thread;
 	});
 
-	private volatile long tickNanos = MAX_TICK;
+	/** When the timekeeper wakes next ({@link System#nanoTime()}); never later than it does. */
+	private volatile long wakeAt = System.nanoTime();
 
 	private volatile @Nullable Thread thread;
 
@@ -54,21 +64,33 @@ final class LeaseRenewer implements AutoCloseable {
 		this.renewal = renewal;
 	}
 
-	Lease register(Execution execution, ClaimHandle claim, Duration leaseTtl) {
-		long interval = Math.max(leaseTtl.toNanos() / 3, MIN_TICK);
-		Lease lease = new Lease(execution, claim, interval, System.nanoTime() + interval);
-		long tick = Math.max(MIN_TICK, Math.min(interval / 4, MAX_TICK));
-		if (tick < this.tickNanos) {
-			this.tickNanos = tick;
-		}
+	/**
+	 * Renews a claim's lease every {@code interval} from now until it is cancelled.
+	 * @param execution the run
+	 * @param claim its claim
+	 * @param interval the time between the starts of two renewals
+	 * @return the lease, to cancel
+	 */
+	Lease register(Execution execution, ClaimHandle claim, Duration interval) {
+		long nanos = Math.max(interval.toNanos(), MIN_INTERVAL);
+		Lease lease = new Lease(execution, claim, nanos, System.nanoTime() + nanos);
 		this.leases.add(lease);
 		startIfNeeded();
+		wakeBy(lease.nextRenewal);
 		return lease;
 	}
 
 	void cancel(@Nullable Lease lease) {
 		if (lease != null) {
 			this.leases.remove(lease);
+		}
+	}
+
+	/** Wakes the timekeeper when it would sleep past {@code due}. */
+	private void wakeBy(long due) {
+		Thread timekeeper = this.thread;
+		if (timekeeper != null && due - this.wakeAt < 0) {
+			LockSupport.unpark(timekeeper);
 		}
 	}
 
@@ -87,31 +109,68 @@ final class LeaseRenewer implements AutoCloseable {
 
 	private void loop() {
 		while (!this.closed) {
-			LockSupport.parkNanos(this.tickNanos);
 			long now = System.nanoTime();
+			long next = now + MAX_SLEEP;
+			// a lease registered (or a renewal ended) while this pass runs wakes the park below
+			this.wakeAt = next;
 			for (Lease lease : this.leases) {
-				if (now - lease.nextRenewal >= 0 && lease.renewing.compareAndSet(false, true)) {
-					this.renewals.execute(() -> renew(lease, now));
+				long due = lease.nextRenewal;
+				if (lease.renewing.get()) {
+					continue; // the renewal under way wakes this thread when it ends
+				}
+				if (due - now <= 0) {
+					if (lease.renewing.compareAndSet(false, true)) {
+						try {
+							this.renewals.execute(() -> renew(lease));
+						}
+						catch (RejectedExecutionException ex) {
+							lease.renewing.set(false); // closed
+						}
+					}
+				}
+				else if (due - next < 0) {
+					next = due;
 				}
 			}
+			this.wakeAt = next;
+			LockSupport.parkNanos(next - System.nanoTime());
 		}
 	}
 
-	private void renew(Lease lease, long now) {
+	private void renew(Lease lease) {
+		long started = System.nanoTime();
 		try {
 			if (this.renewal.test(lease)) {
-				lease.nextRenewal = now + lease.interval;
+				if (lease.retries != null) {
+					logger.info("Renewed the lease of " + lease.execution.id() + " again after " + lease.failures
+							+ " failed attempt(s)");
+					lease.retries = null;
+					lease.failures = 0;
+				}
+				lease.nextRenewal = started + lease.interval;
 			}
 			else {
 				this.leases.remove(lease);
 			}
 		}
 		catch (RuntimeException ex) {
-			// the store is unreachable: try again on the next tick, the lease may still hold
-			logger.warn("Could not renew the lease of " + lease.execution.id() + ": " + ex);
+			// the store is unreachable: try again soon, the lease may still hold
+			Backoff retries = lease.retries;
+			if (retries == null) {
+				retries = Backoff.unbounded();
+				lease.retries = retries;
+				logger.warn("Could not renew the lease of " + lease.execution.id() + ": " + ex
+						+ "; trying again every 500 ms at most until it is renewed or the run ends");
+			}
+			else if (logger.isDebugEnabled()) {
+				logger.debug("Could not renew the lease of " + lease.execution.id() + ": " + ex);
+			}
+			lease.failures++;
+			lease.nextRenewal = System.nanoTime() + retries.next();
 		}
 		finally {
 			lease.renewing.set(false);
+			wakeBy(lease.nextRenewal);
 		}
 	}
 
@@ -142,6 +201,12 @@ final class LeaseRenewer implements AutoCloseable {
 		volatile long nextRenewal;
 
 		final AtomicBoolean renewing = new AtomicBoolean();
+
+		/** The pauses between failed renewals; {@code null} while they succeed. Kept by the one renewal under way. */
+		@Nullable Backoff retries;
+
+		/** The failed renewals in a row. Kept by the one renewal under way. */
+		int failures;
 
 		Lease(Execution execution, ClaimHandle claim, long interval, long nextRenewal) {
 			this.execution = execution;

@@ -117,7 +117,8 @@ final class Protocol implements AutoCloseable {
 				Execution execution = new Execution(this.calls, this.observer, operation, id, handle, request.owner(),
 						record);
 				if (this.settings.leaseRenewal()) {
-					execution.lease(this.renewer.register(execution, handle, operation.leaseTtl()));
+					execution.lease(this.renewer.register(execution, handle,
+							this.settings.leaseRenewalInterval(operation.leaseTtl())));
 				}
 				yield Answer.run(execution);
 			}

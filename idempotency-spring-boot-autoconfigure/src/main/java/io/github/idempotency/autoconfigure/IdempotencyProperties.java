@@ -39,16 +39,27 @@ public class IdempotencyProperties {
 	/**
 	 * How long a claim is held without renewal. A crashed run is taken over within this
 	 * time; a result (or a permanent failure) the store fails to take is retried for up to
-	 * this time, outside a transaction.
+	 * this time, outside a transaction. A store outage shorter than lease-ttl -
+	 * lease-renewal-interval - 500 ms never runs an operation twice.
 	 */
 	@DurationUnit(ChronoUnit.SECONDS)
 	private Duration leaseTtl = Duration.ofSeconds(30);
 
 	/**
-	 * Whether the lease of a running method is renewed every lease-ttl / 3, so a slow
-	 * method is never taken over while its process is alive.
+	 * Whether the lease of a running method is renewed every lease-renewal-interval, so a
+	 * slow method is never taken over while its process is alive.
 	 */
 	private boolean leaseRenewal = true;
+
+	/**
+	 * The time between two renewals of a running method's lease; lease-ttl / 3 when unset.
+	 * Positive and shorter than lease-ttl. A store outage shorter than lease-ttl -
+	 * lease-renewal-interval - 500 ms never runs an operation twice: a shorter interval
+	 * survives a longer outage, for a renewal more often. A method with a lease of its own
+	 * is renewed at the same fraction of it.
+	 */
+	@DurationUnit(ChronoUnit.SECONDS)
+	private @Nullable Duration leaseRenewalInterval;
 
 	/**
 	 * How long a finished (completed or failed) record is kept.
@@ -123,6 +134,14 @@ public class IdempotencyProperties {
 		this.leaseRenewal = leaseRenewal;
 	}
 
+	public @Nullable Duration getLeaseRenewalInterval() {
+		return this.leaseRenewalInterval;
+	}
+
+	public void setLeaseRenewalInterval(@Nullable Duration leaseRenewalInterval) {
+		this.leaseRenewalInterval = leaseRenewalInterval;
+	}
+
 	public Duration getRetention() {
 		return this.retention;
 	}
@@ -171,21 +190,38 @@ public class IdempotencyProperties {
 		this.aspectOrder = aspectOrder;
 	}
 
+	public Observation getObservation() {
+		return this.observation;
+	}
+
 	/**
 	 * The engine's settings from these properties.
 	 * @return the settings
 	 * @throws IllegalArgumentException when a value is out of range
 	 */
-	public Observation getObservation() {
-		return this.observation;
-	}
-
-		public EngineSettings toEngineSettings() {
+	public EngineSettings toEngineSettings() {
 		if (this.onInProgress == InProgressPolicy.DEFAULT) {
 			throw new IllegalArgumentException("idempotency.on-in-progress must be 'wait' or 'reject'");
 		}
-		return new EngineSettings(this.leaseTtl, this.leaseRenewal, this.retention, this.onInProgress,
-				this.waitTimeout, this.storeUnavailable, this.maxKeyLength);
+		if (this.leaseTtl.isNegative() || this.leaseTtl.isZero()) {
+			throw new IllegalArgumentException("idempotency.lease-ttl must be positive, not " + this.leaseTtl);
+		}
+		Duration interval = this.leaseRenewalInterval;
+		if (interval != null && (interval.isNegative() || interval.isZero() || interval.compareTo(this.leaseTtl) >= 0)) {
+			throw new IllegalArgumentException("idempotency.lease-renewal-interval must be positive and shorter than "
+					+ "idempotency.lease-ttl: it is " + interval + ", the lease " + this.leaseTtl
+					+ " (unset, it is lease-ttl / 3)");
+		}
+		return EngineSettings.builder()
+			.leaseTtl(this.leaseTtl)
+			.leaseRenewal(this.leaseRenewal)
+			.leaseRenewalInterval(interval)
+			.retention(this.retention)
+			.onInProgress(this.onInProgress)
+			.waitTimeout(this.waitTimeout)
+			.storeUnavailable(this.storeUnavailable)
+			.maxKeyLength(this.maxKeyLength)
+			.build();
 	}
 
 	/**

@@ -20,9 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ConfigurationMetadataTest {
 
-	/** Unset on purpose: detected when absent. */
+	/** Unset on purpose: detected (or, lease-renewal-interval, derived from lease-ttl) when absent. */
 	private static final Set<String> WITHOUT_DEFAULT = Set.of("idempotency.backend", "idempotency.jdbc.platform",
-			"idempotency.web.principal",
+			"idempotency.web.principal", "idempotency.lease-renewal-interval",
 			"management.endpoint.idempotency.roles");
 
 	@Test
@@ -40,7 +40,7 @@ class ConfigurationMetadataTest {
 			}
 		}
 		assertThat(names).contains("idempotency.enabled", "idempotency.backend", "idempotency.lease-ttl",
-				"idempotency.lease-renewal", "idempotency.retention", "idempotency.on-in-progress",
+				"idempotency.lease-renewal", "idempotency.lease-renewal-interval", "idempotency.retention", "idempotency.on-in-progress",
 				"idempotency.wait-timeout", "idempotency.store-unavailable", "idempotency.max-key-length",
 				"idempotency.aspect-order", "idempotency.jdbc.table-name", "idempotency.jdbc.initialize-schema",
 				"idempotency.jdbc.lock-timeout", "idempotency.jdbc.cleanup.interval",

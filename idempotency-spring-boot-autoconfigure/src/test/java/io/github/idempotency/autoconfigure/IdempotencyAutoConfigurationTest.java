@@ -8,6 +8,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.InProgressPolicy;
@@ -167,8 +169,15 @@ class IdempotencyAutoConfigurationTest {
 					"idempotency.retention=2d", "idempotency.on-in-progress=reject", "idempotency.wait-timeout=5s",
 					"idempotency.store-unavailable=fail-open", "idempotency.max-key-length=64")
 			.run((context) -> assertThat(context.getBean(IdempotencyEngine.class).settings())
-				.isEqualTo(new EngineSettings(Duration.ofSeconds(10), false, Duration.ofDays(2), InProgressPolicy.REJECT,
-						Duration.ofSeconds(5), StoreUnavailablePolicy.FAIL_OPEN, 64)));
+				.isEqualTo(EngineSettings.builder()
+						.leaseTtl(Duration.ofSeconds(10))
+						.leaseRenewal(false)
+						.retention(Duration.ofDays(2))
+						.onInProgress(InProgressPolicy.REJECT)
+						.waitTimeout(Duration.ofSeconds(5))
+						.storeUnavailable(StoreUnavailablePolicy.FAIL_OPEN)
+						.maxKeyLength(64)
+						.build()));
 	}
 
 	@Test
@@ -179,6 +188,32 @@ class IdempotencyAutoConfigurationTest {
 					assertThat(settings.leaseTtl()).isEqualTo(Duration.ofSeconds(10));
 					assertThat(settings.retention()).isEqualTo(Duration.ofDays(3));
 				}));
+	}
+
+	@Test
+	void theLeaseRenewalIntervalIsAThirdOfTheLeaseUnlessSet() {
+		this.runner.withPropertyValues("idempotency.lease-ttl=9s")
+			.run((context) -> assertThat(context.getBean(IdempotencyEngine.class).settings().leaseRenewalInterval())
+				.isEqualTo(Duration.ofSeconds(3)));
+		this.runner.withPropertyValues("idempotency.lease-ttl=9s", "idempotency.lease-renewal-interval=2")
+			.run((context) -> assertThat(context.getBean(IdempotencyEngine.class).settings())
+				.satisfies((settings) -> {
+					assertThat(settings.leaseRenewalInterval()).isEqualTo(Duration.ofSeconds(2));
+					// a method with a lease of its own: the same fraction of it
+					assertThat(settings.leaseRenewalInterval(Duration.ofSeconds(18))).isEqualTo(Duration.ofSeconds(4));
+				}));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "0s", "-1s", "10s", "11s" })
+	void aLeaseRenewalIntervalThatIsNotPositiveAndShorterThanTheLeaseFailsTheStart(String interval) {
+		this.runner.withPropertyValues("idempotency.lease-ttl=10s", "idempotency.lease-renewal-interval=" + interval)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessageContaining("idempotency.lease-renewal-interval must be positive and shorter than "
+							+ "idempotency.lease-ttl");
+			});
 	}
 
 	@Test

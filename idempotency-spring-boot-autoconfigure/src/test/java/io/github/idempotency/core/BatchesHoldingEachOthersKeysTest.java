@@ -87,8 +87,7 @@ class BatchesHoldingEachOthersKeysTest {
 	void bothFinishWithoutWaitingOutTheWaitTimeoutAndEachKeyRunsOnce(String name, Supplier<IdempotencyStore> stores)
 			throws Exception {
 		SplitFirstClaims store = new SplitFirstClaims(stores.get());
-		EngineSettings settings = new EngineSettings(Duration.ofSeconds(30), true, Duration.ofHours(1),
-				InProgressPolicy.WAIT, Duration.ofMinutes(10), StoreUnavailablePolicy.FAIL_CLOSED, 255);
+		EngineSettings settings = EngineSettings.builder().onInProgress(InProgressPolicy.WAIT).waitTimeout(Duration.ofMinutes(10)).build();
 		String workflow = "batch-" + UUID.randomUUID();
 		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
 		ExecutorService threads = Executors.newFixedThreadPool(2);

@@ -357,9 +357,9 @@ class IdempotencyEngineTest {
 		@Test
 		void waitGivesUpAfterTheWaitTimeout() throws Exception {
 			IdempotencyEngineTest.this.engine.close();
-			IdempotencyEngineTest.this.engine = engine(new EngineSettings(Duration.ofSeconds(30), true,
-					Duration.ofDays(7), InProgressPolicy.WAIT, Duration.ofMillis(200), StoreUnavailablePolicy.FAIL_CLOSED,
-					255));
+			IdempotencyEngineTest.this.engine = engine(EngineSettings.builder()
+					.waitTimeout(Duration.ofMillis(200))
+					.build());
 			CountDownLatch running = new CountDownLatch(1);
 			CountDownLatch finish = new CountDownLatch(1);
 			IdempotentOperation wait = operation(Receipt.class);
@@ -502,9 +502,10 @@ class IdempotencyEngineTest {
 
 		@Test
 		void failOpenRunsUnprotected() throws Throwable {
-			IdempotencyEngineTest.this.engine = engine(this.broken, new EngineSettings(Duration.ofSeconds(30), true,
-					Duration.ofDays(7), InProgressPolicy.WAIT, Duration.ofSeconds(1), StoreUnavailablePolicy.FAIL_OPEN,
-					255));
+			IdempotencyEngineTest.this.engine = engine(this.broken, EngineSettings.builder()
+					.waitTimeout(Duration.ofSeconds(1))
+					.storeUnavailable(StoreUnavailablePolicy.FAIL_OPEN)
+					.build());
 			assertThat(charge(operation(Receipt.class), "k1", "p")).isEqualTo(new Receipt("r-1", 42));
 			assertThat(charge(operation(Receipt.class), "k1", "p")).isEqualTo(new Receipt("r-2", 42));
 			assertThat(requests(Outcome.STORE_ERROR)).isEqualTo(2);
@@ -531,8 +532,10 @@ class IdempotencyEngineTest {
 
 			};
 			for (StoreUnavailablePolicy policy : StoreUnavailablePolicy.values()) {
-				IdempotencyEngineTest.this.engine = engine(refusing, new EngineSettings(Duration.ofSeconds(30), true,
-						Duration.ofDays(7), InProgressPolicy.WAIT, Duration.ofSeconds(1), policy, 255));
+				IdempotencyEngineTest.this.engine = engine(refusing, EngineSettings.builder()
+						.waitTimeout(Duration.ofSeconds(1))
+						.storeUnavailable(policy)
+						.build());
 				assertThatIllegalStateException().as(policy.name())
 					.isThrownBy(() -> charge(operation(Receipt.class), "k1", "p"))
 					.withMessage("cannot claim in a read-only transaction");
@@ -948,9 +951,12 @@ class IdempotencyEngineTest {
 		@Test
 		void withoutRenewalAStalledClaimIsTakenOverWithinOneLease() throws Exception {
 			MemoryIdempotencyStore realTime = new MemoryIdempotencyStore();
-			IdempotencyEngineTest.this.engine = engine(realTime, new EngineSettings(Duration.ofMillis(200), false,
-					Duration.ofDays(7), InProgressPolicy.REJECT, Duration.ofSeconds(1),
-					StoreUnavailablePolicy.FAIL_CLOSED, 255));
+			IdempotencyEngineTest.this.engine = engine(realTime, EngineSettings.builder()
+					.leaseTtl(Duration.ofMillis(200))
+					.leaseRenewal(false)
+					.onInProgress(InProgressPolicy.REJECT)
+					.waitTimeout(Duration.ofSeconds(1))
+					.build());
 			IdempotentOperation operation = operation(String.class);
 			CountDownLatch finish = new CountDownLatch(1);
 			CompletableFuture<Object> stalled = CompletableFuture.supplyAsync(() -> {

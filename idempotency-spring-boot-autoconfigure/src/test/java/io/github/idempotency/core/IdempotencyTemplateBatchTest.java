@@ -183,9 +183,7 @@ class IdempotencyTemplateBatchTest {
 
 	@Test
 	void aWaitThatTimesOutRejectsTheBatchAndReleasesWhatItAcquired() {
-		EngineSettings defaults = EngineSettings.defaults();
-		useSettings(new EngineSettings(defaults.leaseTtl(), true, defaults.retention(), InProgressPolicy.WAIT,
-				Duration.ofMillis(50), defaults.storeUnavailable(), defaults.maxKeyLength()));
+		useSettings(EngineSettings.builder().waitTimeout(Duration.ofMillis(50)).build());
 		holdElsewhere("busy");
 		assertThatExceptionOfType(IdempotencyInProgressException.class)
 			.isThrownBy(() -> this.template.executeAll(requests("a", "busy"), String.class, this::charge));

@@ -109,8 +109,7 @@ class ProtocolBehaviourTest {
 			InProgressPolicy onInProgress) {
 		this.store = new CountingIdempotencyStore(stores.apply(this.clock));
 		this.engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
-				new EngineSettings(LEASE, false, Duration.ofHours(1), InProgressPolicy.WAIT, Duration.ofSeconds(30),
-						StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				EngineSettings.builder().leaseTtl(LEASE).leaseRenewal(false).waitTimeout(Duration.ofSeconds(30)).build(),
 				IdempotencyObserver.NONE);
 		return shape.prepare(this.engine, this.workflow, Receipt.class, onInProgress,
 				List.of(CardDeclinedException.class));

@@ -1,8 +1,9 @@
 package io.github.idempotency.testsupport;
 
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -14,7 +15,8 @@ import static org.awaitility.Awaitility.await;
  * A private Redis server that keeps every write across a stop (append-only, fsync always),
  * its connection factory, and an outage that a listener begins from inside the method it
  * runs: the server stops at once and starts again, on another thread, once the test's
- * condition holds (say, a completion failed), so the test decides when it ends.
+ * condition holds (say, a completion failed), so the test decides when it ends, or once
+ * a set time has passed.
  */
 public final class RedisOutage implements AutoCloseable {
 
@@ -23,7 +25,7 @@ public final class RedisOutage implements AutoCloseable {
 
 	private final LettuceConnectionFactory connectionFactory = RedisConnections.standalone(this.redis.url());
 
-	private final ExecutorService restarter = Executors.newSingleThreadExecutor();
+	private final ScheduledExecutorService restarter = Executors.newSingleThreadScheduledExecutor();
 
 	/**
 	 * The connections to the server: short timeouts, commands refused while it is down.
@@ -43,6 +45,39 @@ public final class RedisOutage implements AutoCloseable {
 			await().atMost(Duration.ofSeconds(60)).until(over::getAsBoolean);
 			this.redis.start();
 		});
+	}
+
+	/**
+	 * Stops the server now and starts it again {@code length} after this call began, on
+	 * another thread: an outage of a set length, for a test of how long an outage may
+	 * last (inherently timed).
+	 * @param length how long the server is down, from this call to the start of the new
+	 * server process
+	 * @return completes, once the new server answers, with how long it was down: from this
+	 * call until it answered (a little more than {@code length})
+	 */
+	public CompletableFuture<Duration> beginFor(Duration length) {
+		long began = System.nanoTime();
+		this.redis.stop();
+		CompletableFuture<Duration> over = new CompletableFuture<>();
+		this.restarter.schedule(() -> {
+			try {
+				this.redis.start();
+				over.complete(Duration.ofNanos(System.nanoTime() - began));
+			}
+			catch (RuntimeException ex) {
+				over.completeExceptionally(ex);
+			}
+		}, length.toNanos() - (System.nanoTime() - began), TimeUnit.NANOSECONDS);
+		return over;
+	}
+
+	/**
+	 * The server's address, for a second client of it.
+	 * @return {@code redis://host:port}
+	 */
+	public String url() {
+		return this.redis.url();
 	}
 
 	/**

@@ -32,7 +32,6 @@ import io.github.idempotency.core.IdempotencyObserver;
 import io.github.idempotency.core.IdempotentOperation;
 import io.github.idempotency.core.OperationDefinition;
 import io.github.idempotency.core.StoreOperation;
-import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
@@ -84,8 +83,12 @@ abstract class JdbcContentionTests {
 		TestDatabases.createTable(dataSource, platform, TABLE);
 		this.store = new JdbcIdempotencyStore(dataSource, TABLE, Duration.ofSeconds(5), this.clock);
 		this.engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
-				new EngineSettings(LEASE, false, Duration.ofDays(1), InProgressPolicy.WAIT, Duration.ofSeconds(30),
-						StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				EngineSettings.builder()
+						.leaseTtl(LEASE)
+						.leaseRenewal(false)
+						.retention(Duration.ofDays(1))
+						.waitTimeout(Duration.ofSeconds(30))
+						.build(),
 				IdempotencyObserver.NONE);
 	}
 
@@ -433,8 +436,13 @@ abstract class JdbcContentionTests {
 	 * {@code observer} of its store calls.
 	 */
 	private static IdempotencyEngine observedEngine(JdbcIdempotencyStore store, IdempotencyObserver observer) {
-		return new IdempotencyEngine(store, JsonMapper.builder().build(), new EngineSettings(LEASE, false,
-				Duration.ofDays(1), InProgressPolicy.REJECT, Duration.ZERO, StoreUnavailablePolicy.FAIL_CLOSED, 255),
+		return new IdempotencyEngine(store, JsonMapper.builder().build(), EngineSettings.builder()
+				.leaseTtl(LEASE)
+				.leaseRenewal(false)
+				.retention(Duration.ofDays(1))
+				.onInProgress(InProgressPolicy.REJECT)
+				.waitTimeout(Duration.ZERO)
+				.build(),
 				observer);
 	}
 

@@ -45,7 +45,6 @@ import io.github.idempotency.core.IdempotencyObserver;
 import io.github.idempotency.core.IdempotentOperation;
 import io.github.idempotency.core.OperationDefinition;
 import io.github.idempotency.core.StoreOperation;
-import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.RecordId;
@@ -176,8 +175,12 @@ abstract class JdbcSoakTests {
 			.update();
 		this.store = new JdbcIdempotencyStore(dataSource, TABLE, Duration.ofSeconds(5), Clock.systemUTC());
 		this.engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
-				new EngineSettings(LEASE, true, RETENTION, InProgressPolicy.REJECT, Duration.ZERO,
-						StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				EngineSettings.builder()
+						.leaseTtl(LEASE)
+						.retention(RETENTION)
+						.onInProgress(InProgressPolicy.REJECT)
+						.waitTimeout(Duration.ZERO)
+						.build(),
 				this.counters);
 		this.operation = this.engine.prepare(new OperationDefinition(this.workflow, String.class, false, null, null,
 				InProgressPolicy.DEFAULT, List.of(PermanentFailure.class)));

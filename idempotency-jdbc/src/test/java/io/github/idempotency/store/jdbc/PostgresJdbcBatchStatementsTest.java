@@ -21,7 +21,6 @@ import io.github.idempotency.core.IdempotencyEngine;
 import io.github.idempotency.core.IdempotencyObserver;
 import io.github.idempotency.core.IdempotentOperation;
 import io.github.idempotency.core.OperationDefinition;
-import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
@@ -64,8 +63,11 @@ class PostgresJdbcBatchStatementsTest {
 		this.store = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(5),
 				new MutableClock(Instant.now()));
 		this.engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
-				new EngineSettings(Duration.ofSeconds(30), true, Duration.ofDays(1), InProgressPolicy.REJECT,
-						Duration.ofSeconds(20), StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				EngineSettings.builder()
+						.retention(Duration.ofDays(1))
+						.onInProgress(InProgressPolicy.REJECT)
+						.waitTimeout(Duration.ofSeconds(20))
+						.build(),
 				IdempotencyObserver.NONE);
 	}
 

@@ -21,7 +21,6 @@ import io.github.idempotency.core.IdempotencyEngine;
 import io.github.idempotency.core.IdempotencyObserver;
 import io.github.idempotency.core.IdempotentOperation;
 import io.github.idempotency.core.OperationDefinition;
-import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.ClaimRequest;
@@ -58,8 +57,12 @@ class PostgresJdbcCrashAndCleanupTest {
 		this.store = new JdbcIdempotencyStore(this.dataSource, "idempotency_crash_test", Duration.ofSeconds(5),
 				this.clock);
 		this.engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
-				new EngineSettings(LEASE, false, Duration.ofDays(7), InProgressPolicy.REJECT, Duration.ofSeconds(1),
-						StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				EngineSettings.builder()
+						.leaseTtl(LEASE)
+						.leaseRenewal(false)
+						.onInProgress(InProgressPolicy.REJECT)
+						.waitTimeout(Duration.ofSeconds(1))
+						.build(),
 				IdempotencyObserver.NONE);
 	}
 

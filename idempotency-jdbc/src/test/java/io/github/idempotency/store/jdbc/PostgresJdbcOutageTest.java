@@ -19,7 +19,6 @@ import io.github.idempotency.core.IdempotencyObserver;
 import io.github.idempotency.core.IdempotentOperation;
 import io.github.idempotency.core.OperationDefinition;
 import io.github.idempotency.core.StoreOperation;
-import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.testsupport.FailedStoreCall;
@@ -123,8 +122,12 @@ class PostgresJdbcOutageTest {
 
 	private IdempotencyEngine engine(IdempotencyObserver observer) {
 		return new IdempotencyEngine(this.store, JsonMapper.builder().build(),
-				new EngineSettings(Duration.ofSeconds(30), false, Duration.ofHours(1), InProgressPolicy.REJECT,
-						Duration.ZERO, StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				EngineSettings.builder()
+						.leaseRenewal(false)
+						.retention(Duration.ofHours(1))
+						.onInProgress(InProgressPolicy.REJECT)
+						.waitTimeout(Duration.ZERO)
+						.build(),
 				observer);
 	}
 

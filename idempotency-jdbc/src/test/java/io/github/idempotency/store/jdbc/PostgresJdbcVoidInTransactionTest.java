@@ -26,7 +26,6 @@ import io.github.idempotency.core.IdempotencyEngine;
 import io.github.idempotency.core.IdempotencyObserver;
 import io.github.idempotency.core.IdempotentOperation;
 import io.github.idempotency.core.OperationDefinition;
-import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.store.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
@@ -63,8 +62,7 @@ class PostgresJdbcVoidInTransactionTest {
 		this.store = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(5),
 				new MutableClock(Instant.now()));
 		this.engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
-				new EngineSettings(Duration.ofSeconds(30), true, Duration.ofDays(1), InProgressPolicy.WAIT,
-						Duration.ofSeconds(20), StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				EngineSettings.builder().retention(Duration.ofDays(1)).waitTimeout(Duration.ofSeconds(20)).build(),
 				IdempotencyObserver.NONE);
 	}
 

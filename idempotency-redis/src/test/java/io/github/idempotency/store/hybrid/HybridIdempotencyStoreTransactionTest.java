@@ -20,7 +20,6 @@ import io.github.idempotency.core.IdempotencyEngine;
 import io.github.idempotency.core.IdempotencyObserver;
 import io.github.idempotency.core.IdempotentOperation;
 import io.github.idempotency.core.OperationDefinition;
-import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.store.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
@@ -55,8 +54,7 @@ class HybridIdempotencyStoreTransactionTest {
 			Duration.ofHours(1), new MutableClock(Instant.now()));
 
 	private final IdempotencyEngine engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
-			new EngineSettings(Duration.ofSeconds(30), true, Duration.ofDays(1), InProgressPolicy.WAIT,
-					Duration.ofSeconds(5), StoreUnavailablePolicy.FAIL_CLOSED, 255),
+			EngineSettings.builder().retention(Duration.ofDays(1)).waitTimeout(Duration.ofSeconds(5)).build(),
 			IdempotencyObserver.NONE);
 
 	private final IdempotentOperation operation = this.engine.prepare(new OperationDefinition("hybrid-tx",

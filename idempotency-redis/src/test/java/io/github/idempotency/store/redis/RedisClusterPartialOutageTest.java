@@ -20,7 +20,6 @@ import io.github.idempotency.InProgressPolicy;
 import io.github.idempotency.core.DefaultIdempotencyTemplate;
 import io.github.idempotency.core.EngineSettings;
 import io.github.idempotency.core.IdempotencyEngine;
-import io.github.idempotency.core.StoreUnavailablePolicy;
 import io.github.idempotency.metrics.MicrometerIdempotencyObserver;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.testsupport.RedisConnections;
@@ -49,8 +48,12 @@ class RedisClusterPartialOutageTest {
 			Clock.systemUTC());
 
 	private final IdempotencyEngine engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
-			new EngineSettings(Duration.ofSeconds(30), false, Duration.ofHours(1), InProgressPolicy.REJECT,
-					Duration.ZERO, StoreUnavailablePolicy.FAIL_CLOSED, 255),
+			EngineSettings.builder()
+					.leaseRenewal(false)
+					.retention(Duration.ofHours(1))
+					.onInProgress(InProgressPolicy.REJECT)
+					.waitTimeout(Duration.ZERO)
+					.build(),
 			new MicrometerIdempotencyObserver(new SimpleMeterRegistry(), "redis"));
 
 	private final IdempotencyTemplate template = new DefaultIdempotencyTemplate(this.engine);

@@ -129,8 +129,12 @@ class RedisIdempotencyStoreOutageTest {
 		FailedStoreCall completionFailed = new FailedStoreCall(StoreOperation.COMPLETE);
 		ExecutorService restarter = Executors.newSingleThreadExecutor();
 		try (IdempotencyEngine engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
-				new EngineSettings(Duration.ofSeconds(30), false, RETENTION, InProgressPolicy.REJECT, Duration.ZERO,
-						StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				EngineSettings.builder()
+						.leaseRenewal(false)
+						.retention(RETENTION)
+						.onInProgress(InProgressPolicy.REJECT)
+						.waitTimeout(Duration.ZERO)
+						.build(),
 				completionFailed)) {
 			Object result = run(engine, "k1", async, () -> {
 				// the claim is stored; Redis goes away before the result is, and comes back once it was refused
@@ -166,8 +170,12 @@ class RedisIdempotencyStoreOutageTest {
 		ExecutorService restarter = Executors.newSingleThreadExecutor();
 		AtomicInteger runs = new AtomicInteger();
 		try (IdempotencyEngine engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
-				new EngineSettings(Duration.ofSeconds(30), false, RETENTION, InProgressPolicy.REJECT, Duration.ZERO,
-						StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				EngineSettings.builder()
+						.leaseRenewal(false)
+						.retention(RETENTION)
+						.onInProgress(InProgressPolicy.REJECT)
+						.waitTimeout(Duration.ZERO)
+						.build(),
 				failureNotRecorded)) {
 			Type resultType = async ? new ParameterizedTypeReference<CompletableFuture<String>>() {
 			}.getType() : String.class;
@@ -216,8 +224,12 @@ class RedisIdempotencyStoreOutageTest {
 		ExecutorService unpauser = Executors.newSingleThreadExecutor();
 		LettuceConnectionFactory admin = RedisConnections.standalone(this.server.url());
 		try (IdempotencyEngine engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
-				new EngineSettings(Duration.ofSeconds(30), false, RETENTION, InProgressPolicy.REJECT, Duration.ZERO,
-						StoreUnavailablePolicy.FAIL_CLOSED, 255),
+				EngineSettings.builder()
+						.leaseRenewal(false)
+						.retention(RETENTION)
+						.onInProgress(InProgressPolicy.REJECT)
+						.waitTimeout(Duration.ZERO)
+						.build(),
 				completionFailed)) {
 			// the scripts loaded, so that the held completion runs as sent (not answered NOSCRIPT)
 			run(engine, "k0");
@@ -280,8 +292,13 @@ class RedisIdempotencyStoreOutageTest {
 	}
 
 	private IdempotencyEngine engine(StoreUnavailablePolicy policy) {
-		EngineSettings settings = new EngineSettings(Duration.ofSeconds(30), false, RETENTION,
-				InProgressPolicy.REJECT, Duration.ZERO, policy, 255);
+		EngineSettings settings = EngineSettings.builder()
+				.leaseRenewal(false)
+				.retention(RETENTION)
+				.onInProgress(InProgressPolicy.REJECT)
+				.waitTimeout(Duration.ZERO)
+				.storeUnavailable(policy)
+				.build();
 		return new IdempotencyEngine(this.store, JsonMapper.builder().build(), settings,
 				new MicrometerIdempotencyObserver(this.registry, this.store.backend()));
 	}
