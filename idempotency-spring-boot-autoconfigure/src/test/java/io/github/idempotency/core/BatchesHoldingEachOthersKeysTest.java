@@ -87,7 +87,10 @@ class BatchesHoldingEachOthersKeysTest {
 	void bothFinishWithoutWaitingOutTheWaitTimeoutAndEachKeyRunsOnce(String name, Supplier<IdempotencyStore> stores)
 			throws Exception {
 		SplitFirstClaims store = new SplitFirstClaims(stores.get());
-		EngineSettings settings = EngineSettings.builder().onInProgress(InProgressPolicy.WAIT).waitTimeout(Duration.ofMinutes(10)).build();
+		EngineSettings settings = EngineSettings.builder()
+			.onInProgress(InProgressPolicy.WAIT)
+			.waitTimeout(Duration.ofMinutes(10))
+			.build();
 		String workflow = "batch-" + UUID.randomUUID();
 		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
 		ExecutorService threads = Executors.newFixedThreadPool(2);
