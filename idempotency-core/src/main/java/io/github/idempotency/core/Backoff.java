@@ -3,7 +3,6 @@ package io.github.idempotency.core;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The one way the engine waits before trying again, whether it polls a key another run
@@ -18,32 +17,37 @@ final class Backoff {
 
 	static final long MAX = TimeUnit.MILLISECONDS.toNanos(500);
 
+	private final EngineTime time;
+
 	private final long deadline;
 
 	private final boolean bounded;
 
 	private long ceiling = FIRST;
 
-	private Backoff(long deadline, boolean bounded) {
+	private Backoff(EngineTime time, long deadline, boolean bounded) {
+		this.time = time;
 		this.deadline = deadline;
 		this.bounded = bounded;
 	}
 
 	/**
 	 * A backoff whose budget is {@code budget} from now.
+	 * @param time the engine's time
 	 * @param budget how long it may go on
 	 * @return the backoff
 	 */
-	static Backoff within(Duration budget) {
-		return new Backoff(System.nanoTime() + budget.toNanos(), true);
+	static Backoff within(EngineTime time, Duration budget) {
+		return new Backoff(time, time.nanoTime() + budget.toNanos(), true);
 	}
 
 	/**
 	 * A backoff without a budget: once its pauses reach {@link #MAX}, they stay there.
+	 * @param time the engine's time
 	 * @return the backoff
 	 */
-	static Backoff unbounded() {
-		return new Backoff(0, false);
+	static Backoff unbounded(EngineTime time) {
+		return new Backoff(time, 0, false);
 	}
 
 	/**
@@ -51,7 +55,7 @@ final class Backoff {
 	 * @return the pause in nanoseconds, or -1 once the budget is spent
 	 */
 	long next() {
-		long remaining = this.bounded ? this.deadline - System.nanoTime() : Long.MAX_VALUE;
+		long remaining = this.bounded ? this.deadline - this.time.nanoTime() : Long.MAX_VALUE;
 		if (remaining <= 0) {
 			return -1;
 		}
@@ -70,8 +74,7 @@ final class Backoff {
 		if (pause < 0) {
 			return false;
 		}
-		LockSupport.parkNanos(pause);
-		return !Thread.currentThread().isInterrupted();
+		return this.time.sleep(pause);
 	}
 
 }

@@ -200,7 +200,7 @@ final class BatchRun {
 				return true;
 			}
 			if (waiting == null) {
-				waiting = Backoff.within(this.protocol.settings().waitTimeout());
+				waiting = this.protocol.backoff(this.protocol.settings().waitTimeout());
 			}
 			List<Integer> given = giveBack();
 			if (this.operation.onInProgress() == InProgressPolicy.REJECT || !waiting.await()) {

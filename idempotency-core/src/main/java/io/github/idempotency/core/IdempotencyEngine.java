@@ -78,11 +78,20 @@ public final class IdempotencyEngine implements AutoCloseable {
 	public IdempotencyEngine(IdempotencyStore store, JsonMapper jsonMapper, EngineSettings settings,
 			IdempotencyObserver observer, ObservationRegistry observations, boolean observeKeys,
 			List<IdempotencyKeyConverter> keyConverters) {
+		this(store, jsonMapper, settings, observer, observations, observeKeys, keyConverters, EngineTime.system());
+	}
+
+	/**
+	 * An engine on the given time and scheduler, which it closes with itself.
+	 */
+	IdempotencyEngine(IdempotencyStore store, JsonMapper jsonMapper, EngineSettings settings,
+			IdempotencyObserver observer, ObservationRegistry observations, boolean observeKeys,
+			List<IdempotencyKeyConverter> keyConverters, EngineTime time) {
 		this.observations = new ExecutionObservations(observations, store.backend(), observeKeys);
 		this.jsonMapper = jsonMapper;
 		this.settings = settings;
 		this.protocol = new Protocol(store, jsonMapper, settings, IsolatedObserver.of(observer), this.observations,
-				keyConverters);
+				keyConverters, time);
 		this.settlement = this.protocol.settlement();
 	}
 
@@ -168,7 +177,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 			}
 			if (waiting == null) {
 				this.protocol.observer().onConflict(workflow);
-				waiting = Backoff.within(this.settings.waitTimeout());
+				waiting = this.protocol.backoff(this.settings.waitTimeout());
 			}
 			if (operation.onInProgress() == InProgressPolicy.REJECT || !waiting.await()) {
 				this.protocol.ended(workflow, Outcome.CONFLICT);

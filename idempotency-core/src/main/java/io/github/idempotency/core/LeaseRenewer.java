@@ -3,12 +3,10 @@ package io.github.idempotency.core;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
 import org.apache.commons.logging.Log;
@@ -18,11 +16,13 @@ import org.jspecify.annotations.Nullable;
 import io.github.idempotency.store.ClaimHandle;
 
 /**
- * Renews the leases of running claims, each at its own interval. One daemon thread keeps
- * the time and hands each due renewal to a pool, so that a renewal blocked on the store
- * (a row lock, a slow server) never delays the others; a lease has at most one renewal
- * under way. Registering and cancelling a lease is a concurrent set operation, so a call
- * that finishes before its first renewal is due costs no scheduling at all.
+ * Renews the leases of running claims, each at its own interval. A tick on the engine's
+ * scheduler ({@link EngineTime}) keeps the time and hands each due renewal to the engine's
+ * pool for blocking tasks, so that a renewal blocked on the store (a row lock, a slow
+ * server) never delays the others; a lease has at most one renewal under way. Registering
+ * and cancelling a lease is a concurrent set operation, so a call that finishes before its
+ * first renewal is due costs no scheduling at all: the tick comes at least once a second
+ * while the engine runs, and earlier only for a lease due earlier.
  * <p>
  * The timing is what bounds the outage a run survives ({@code README}, "When the result
  * cannot be stored"): a renewal starts when it is due, not on a later tick, at most one
@@ -37,31 +37,29 @@ final class LeaseRenewer implements AutoCloseable {
 
 	private static final long MIN_INTERVAL = TimeUnit.MILLISECONDS.toNanos(5);
 
-	/** The longest the timekeeper sleeps; a lease due earlier wakes it. */
+	/** The longest time between two ticks; a lease due earlier brings the next one forward. */
 	private static final long MAX_SLEEP = TimeUnit.SECONDS.toNanos(1);
 
 	private final Set<Lease> leases = ConcurrentHashMap.newKeySet();
 
 	private final Predicate<Lease> renewal;
 
-	private final ExecutorService renewals = Executors.newCachedThreadPool((task) -> {
-		Thread thread = new Thread(task, "idempotency-lease-renewal");
-		thread.setDaemon(true);
-		return thread;
-	});
+	private final EngineTime time;
 
-	/** When the timekeeper wakes next ({@link System#nanoTime()}); never later than it does. */
-	private volatile long wakeAt = System.nanoTime();
+	/** The next tick, and when it comes ({@link EngineTime#nanoTime()}); changed under the lock. */
+	private volatile @Nullable Future<?> tick;
 
-	private volatile @Nullable Thread thread;
+	private volatile long tickAt;
 
 	private volatile boolean closed;
 
 	/**
 	 * @param renewal renews one lease in the store; {@code false} when it was lost
+	 * @param time the engine's time and scheduler
 	 */
-	LeaseRenewer(Predicate<Lease> renewal) {
+	LeaseRenewer(Predicate<Lease> renewal, EngineTime time) {
 		this.renewal = renewal;
+		this.time = time;
 	}
 
 	/**
@@ -73,10 +71,9 @@ final class LeaseRenewer implements AutoCloseable {
 	 */
 	Lease register(Execution execution, ClaimHandle claim, Duration interval) {
 		long nanos = Math.max(interval.toNanos(), MIN_INTERVAL);
-		Lease lease = new Lease(execution, claim, nanos, System.nanoTime() + nanos);
+		Lease lease = new Lease(execution, claim, nanos, this.time.nanoTime() + nanos);
 		this.leases.add(lease);
-		startIfNeeded();
-		wakeBy(lease.nextRenewal);
+		tickBy(lease.nextRenewal);
 		return lease;
 	}
 
@@ -86,59 +83,58 @@ final class LeaseRenewer implements AutoCloseable {
 		}
 	}
 
-	/** Wakes the timekeeper when it would sleep past {@code due}. */
-	private void wakeBy(long due) {
-		Thread timekeeper = this.thread;
-		if (timekeeper != null && due - this.wakeAt < 0) {
-			LockSupport.unpark(timekeeper);
+	/** Makes sure a tick comes by {@code due}: the pending one, or an earlier one. */
+	private void tickBy(long due) {
+		if (this.tick != null && due - this.tickAt >= 0) {
+			return; // read without the lock: a tick by then is scheduled, and ticks only move earlier
 		}
-	}
-
-	private void startIfNeeded() {
-		if (this.thread == null && !this.closed) {
-			synchronized (this) {
-				if (this.thread == null && !this.closed) {
-					Thread renewer = new Thread(this::loop, "idempotency-lease-renewer");
-					renewer.setDaemon(true);
-					renewer.start();
-					this.thread = renewer;
-				}
+		synchronized (this) {
+			if (this.closed || (this.tick != null && due - this.tickAt >= 0)) {
+				return;
+			}
+			if (this.tick != null) {
+				this.tick.cancel(false);
+			}
+			try {
+				this.tick = this.time.schedule(this::tick, Math.max(0, due - this.time.nanoTime()));
+				this.tickAt = due;
+			}
+			catch (RejectedExecutionException ex) {
+				this.tick = null; // closed
 			}
 		}
 	}
 
-	private void loop() {
-		while (!this.closed) {
-			long now = System.nanoTime();
-			long next = now + MAX_SLEEP;
-			// a lease registered (or a renewal ended) while this pass runs wakes the park below
-			this.wakeAt = next;
-			for (Lease lease : this.leases) {
-				long due = lease.nextRenewal;
-				if (lease.renewing.get()) {
-					continue; // the renewal under way wakes this thread when it ends
-				}
-				if (due - now <= 0) {
-					if (lease.renewing.compareAndSet(false, true)) {
-						try {
-							this.renewals.execute(() -> renew(lease));
-						}
-						catch (RejectedExecutionException ex) {
-							lease.renewing.set(false); // closed
-						}
+	private void tick() {
+		long now = this.time.nanoTime();
+		long next = now + MAX_SLEEP;
+		synchronized (this) {
+			this.tick = null;
+		}
+		for (Lease lease : this.leases) {
+			long due = lease.nextRenewal;
+			if (lease.renewing.get()) {
+				continue; // the renewal under way asks for a tick when it ends
+			}
+			if (due - now <= 0) {
+				if (lease.renewing.compareAndSet(false, true)) {
+					try {
+						this.time.execute(() -> renew(lease));
+					}
+					catch (RejectedExecutionException ex) {
+						lease.renewing.set(false); // closed
 					}
 				}
-				else if (due - next < 0) {
-					next = due;
-				}
 			}
-			this.wakeAt = next;
-			LockSupport.parkNanos(next - System.nanoTime());
+			else if (due - next < 0) {
+				next = due;
+			}
 		}
+		tickBy(next);
 	}
 
 	private void renew(Lease lease) {
-		long started = System.nanoTime();
+		long started = this.time.nanoTime();
 		try {
 			if (this.renewal.test(lease)) {
 				if (lease.retries != null) {
@@ -157,7 +153,7 @@ final class LeaseRenewer implements AutoCloseable {
 			// the store is unreachable: try again soon, the lease may still hold
 			Backoff retries = lease.retries;
 			if (retries == null) {
-				retries = Backoff.unbounded();
+				retries = Backoff.unbounded(this.time);
 				lease.retries = retries;
 				logger.warn("Could not renew the lease of " + lease.execution.id() + ": " + ex
 						+ "; trying again every 500 ms at most until it is renewed or the run ends");
@@ -166,26 +162,21 @@ final class LeaseRenewer implements AutoCloseable {
 				logger.debug("Could not renew the lease of " + lease.execution.id() + ": " + ex);
 			}
 			lease.failures++;
-			lease.nextRenewal = System.nanoTime() + retries.next();
+			lease.nextRenewal = this.time.nanoTime() + retries.next();
 		}
 		finally {
 			lease.renewing.set(false);
-			wakeBy(lease.nextRenewal);
+			tickBy(lease.nextRenewal);
 		}
 	}
 
 	@Override
 	public void close() {
-		this.closed = true;
-		this.renewals.shutdownNow();
-		Thread renewer = this.thread;
-		if (renewer != null) {
-			LockSupport.unpark(renewer);
-			try {
-				renewer.join(TimeUnit.SECONDS.toMillis(5));
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
+		synchronized (this) {
+			this.closed = true;
+			if (this.tick != null) {
+				this.tick.cancel(false);
+				this.tick = null;
 			}
 		}
 	}

@@ -50,27 +50,41 @@ final class Protocol implements AutoCloseable {
 
 	private final Settlement settlement;
 
+	private final EngineTime time;
+
 	private final String instanceId = UUID.randomUUID().toString();
 
 	private final AtomicLong claims = new AtomicLong();
 
 	Protocol(IdempotencyStore store, JsonMapper jsonMapper, EngineSettings settings, IdempotencyObserver observer,
-			ExecutionObservations observations, List<IdempotencyKeyConverter> keyConverters) {
+			ExecutionObservations observations, List<IdempotencyKeyConverter> keyConverters, EngineTime time) {
 		this.store = store;
 		this.settings = settings;
 		this.observer = observer;
 		this.observations = observations;
-		this.calls = new StoreCalls(observer, observations);
+		this.time = time;
+		this.calls = new StoreCalls(observer, observations, time);
 		this.keys = new IdempotencyKeys(settings.maxKeyLength(), keyConverters);
 		this.fingerprints = new Fingerprints(jsonMapper);
-		this.renewer = new LeaseRenewer(this::renew);
+		this.renewer = new LeaseRenewer(this::renew, time);
 		this.settlement = new Settlement(store, observer, this.calls, this.renewer);
 	}
 
+	/**
+	 * Stops renewing leases and closes the engine's time: retries already scheduled still
+	 * run and settle their results; no new one is taken.
+	 */
 	@Override
 	public void close() {
 		this.renewer.close();
-		this.settlement.close();
+		this.time.close();
+	}
+
+	/**
+	 * A wait of at most {@code budget} from now, on the engine's time.
+	 */
+	Backoff backoff(java.time.Duration budget) {
+		return Backoff.within(this.time, budget);
 	}
 
 	/**

@@ -3,9 +3,6 @@ package io.github.idempotency.core;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -33,12 +30,13 @@ import io.github.idempotency.store.RecordStatus;
  * answered {@code false} reads the record: one an earlier attempt finished under this run's
  * owner (only its answer was lost) counts as stored;</li>
  * <li>an asynchronous run makes its first attempt on the thread that settled its result and
- * its further ones as tasks on two threads of the engine's, none of them sleeping.</li>
+ * its further ones as tasks on the engine's scheduler ({@link EngineTime}), none of them
+ * sleeping.</li>
  * </ul>
  * What kept an ending from being stored (a store error, or the claim lost to a takeover) is
  * handed back to the shape, which throws it or adds it to the operation's own exception.
  */
-final class Settlement implements AutoCloseable {
+final class Settlement {
 
 	private static final Log logger = Protocol.logger;
 
@@ -50,23 +48,12 @@ final class Settlement implements AutoCloseable {
 
 	private final LeaseRenewer renewer;
 
-	private final ScheduledExecutorService retries = Executors.newScheduledThreadPool(2, (task) -> {
-		Thread thread = new Thread(task, "idempotency-result-retry");
-		thread.setDaemon(true);
-		return thread;
-	});
 
 	Settlement(IdempotencyStore store, IdempotencyObserver observer, StoreCalls calls, LeaseRenewer renewer) {
 		this.store = store;
 		this.observer = observer;
 		this.calls = calls;
 		this.renewer = renewer;
-	}
-
-	@Override
-	public void close() {
-		// attempts already scheduled still run and settle their results; no new one is taken
-		this.retries.shutdown();
 	}
 
 	/**
@@ -168,7 +155,7 @@ final class Settlement implements AutoCloseable {
 			return;
 		}
 		retrying(ending, execution.id().toString(), execution.operation(), error);
-		later(execution, ending, observation, attempt, then, error, Backoff.within(execution.operation().leaseTtl()),
+		later(execution, ending, observation, attempt, then, error, Backoff.within(this.calls.time(), execution.operation().leaseTtl()),
 				2);
 	}
 
@@ -181,7 +168,7 @@ final class Settlement implements AutoCloseable {
 			return;
 		}
 		try {
-			this.retries.schedule(() -> {
+			this.calls.time().schedule(() -> {
 				RuntimeException again = inScope(observation, () -> attempt(ending, attempt));
 				if (again == null) {
 					answered(ending, execution.id().toString(), number);
@@ -193,7 +180,7 @@ final class Settlement implements AutoCloseable {
 				else {
 					later(execution, ending, observation, attempt, then, again, backoff, number + 1);
 				}
-			}, pause, TimeUnit.NANOSECONDS);
+			}, pause);
 		}
 		catch (RuntimeException ex) {
 			// the engine is closed
@@ -320,7 +307,7 @@ final class Settlement implements AutoCloseable {
 					throw ex;
 				}
 				if (backoff == null) {
-					backoff = Backoff.within(execution.operation().leaseTtl());
+					backoff = Backoff.within(this.calls.time(), execution.operation().leaseTtl());
 					retrying(ending, what, execution.operation(), ex);
 				}
 				if (!backoff.await()) {

@@ -17,9 +17,16 @@ final class StoreCalls {
 
 	private final ExecutionObservations observations;
 
-	StoreCalls(IdempotencyObserver observer, ExecutionObservations observations) {
+	private final EngineTime time;
+
+	StoreCalls(IdempotencyObserver observer, ExecutionObservations observations, EngineTime time) {
 		this.observer = observer;
 		this.observations = observations;
+		this.time = time;
+	}
+
+	EngineTime time() {
+		return this.time;
 	}
 
 	/**
@@ -54,18 +61,18 @@ final class StoreCalls {
 	 * @return what the store answered
 	 */
 	<T> T timed(StoreOperation step, Supplier<T> call) {
-		long start = System.nanoTime();
+		long start = this.time.nanoTime();
 		try {
 			T answer = call.get();
-			this.observer.onStoreCall(step, System.nanoTime() - start, true);
+			this.observer.onStoreCall(step, this.time.nanoTime() - start, true);
 			return answer;
 		}
 		catch (IdempotencyInProgressException ex) {
-			this.observer.onStoreCall(step, System.nanoTime() - start, true);
+			this.observer.onStoreCall(step, this.time.nanoTime() - start, true);
 			throw ex;
 		}
 		catch (RuntimeException ex) {
-			this.observer.onStoreCall(step, System.nanoTime() - start, false);
+			this.observer.onStoreCall(step, this.time.nanoTime() - start, false);
 			throw ex;
 		}
 	}

@@ -678,7 +678,7 @@ class IdempotencyEngineTest {
 			}
 			await().atMost(Duration.ofSeconds(10)).until(() -> this.store.calls("complete") > 150);
 			assertThat(Thread.getAllStackTraces().keySet())
-				.filteredOn((thread) -> thread.getName().equals("idempotency-result-retry"))
+				.filteredOn((thread) -> thread.getName().equals("idempotency-scheduler"))
 				.hasSizeLessThanOrEqualTo(2);
 			this.store.failCalls("complete", 0);
 			for (int i = 0; i < 50; i++) {

@@ -51,9 +51,9 @@ import static org.awaitility.Awaitility.await;
  */
 class RedisOutageBoundTest {
 
-	private static final Duration LEASE = Duration.ofSeconds(3);
+	private static final Duration LEASE = Duration.ofSeconds(6);
 
-	private static final Duration INTERVAL = Duration.ofSeconds(1);
+	private static final Duration INTERVAL = Duration.ofSeconds(2);
 
 	/** README: lease-ttl - lease-renewal-interval - 500 ms. */
 	private static final Duration BOUND = LEASE.minus(INTERVAL).minusMillis(500);
@@ -62,7 +62,7 @@ class RedisOutageBoundTest {
 	 * How long the server is down: just under the bound, less what the clients add to it
 	 * (the server's start, then Lettuce's reconnect within 100 ms).
 	 */
-	private static final Duration HOLD = BOUND.minusMillis(300);
+	private static final Duration HOLD = BOUND.minusMillis(1000);
 
 	/** The renewal that begins the outage: the second, one interval after the first succeeded. */
 	private static final int OUTAGE_AT = 2;
