@@ -44,55 +44,39 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private final Settlement settlement;
 
+	/**
+	 * An engine with no observations and no key converters; see {@link #builder} for the
+	 * rest.
+	 * @param store the store
+	 * @param jsonMapper the mapper results are stored with
+	 * @param settings the settings
+	 * @param observer receives what the engine does, for metrics
+	 */
 	public IdempotencyEngine(IdempotencyStore store, JsonMapper jsonMapper, EngineSettings settings,
 			IdempotencyObserver observer) {
-		this(store, jsonMapper, settings, observer, ObservationRegistry.NOOP, false);
+		this(builder(store, jsonMapper).settings(settings).observer(observer));
 	}
 
-	/**
-	 * An engine whose calls are also Micrometer observations (see
-	 * {@code idempotency.execution} in README).
-	 * @param store the store
-	 * @param jsonMapper the mapper results are stored with
-	 * @param settings the settings
-	 * @param observer receives what the engine does, for metrics
-	 * @param observations the application's observation registry
-	 * @param observeKeys whether the key is a high-cardinality key value of the observations
-	 */
-	public IdempotencyEngine(IdempotencyStore store, JsonMapper jsonMapper, EngineSettings settings,
-			IdempotencyObserver observer, ObservationRegistry observations, boolean observeKeys) {
-		this(store, jsonMapper, settings, observer, observations, observeKeys, List.of());
-	}
-
-	/**
-	 * An engine whose calls are also Micrometer observations and that turns key values of
-	 * other types (a broker's header) into keys with {@code keyConverters}.
-	 * @param store the store
-	 * @param jsonMapper the mapper results are stored with
-	 * @param settings the settings
-	 * @param observer receives what the engine does, for metrics
-	 * @param observations the application's observation registry
-	 * @param observeKeys whether the key is a high-cardinality key value of the observations
-	 * @param keyConverters the converters of key values, asked in order
-	 */
-	public IdempotencyEngine(IdempotencyStore store, JsonMapper jsonMapper, EngineSettings settings,
-			IdempotencyObserver observer, ObservationRegistry observations, boolean observeKeys,
-			List<IdempotencyKeyConverter> keyConverters) {
-		this(store, jsonMapper, settings, observer, observations, observeKeys, keyConverters, EngineTime.system());
-	}
-
-	/**
-	 * An engine on the given time and scheduler, which it closes with itself.
-	 */
-	IdempotencyEngine(IdempotencyStore store, JsonMapper jsonMapper, EngineSettings settings,
-			IdempotencyObserver observer, ObservationRegistry observations, boolean observeKeys,
-			List<IdempotencyKeyConverter> keyConverters, EngineTime time) {
-		this.observations = new ExecutionObservations(observations, store.backend(), observeKeys);
-		this.jsonMapper = jsonMapper;
-		this.settings = settings;
-		this.protocol = new Protocol(store, jsonMapper, settings, IsolatedObserver.of(observer), this.observations,
-				keyConverters, time);
+	private IdempotencyEngine(Builder builder) {
+		IdempotencyStore store = builder.store;
+		this.observations = new ExecutionObservations(builder.observations, store.backend(), builder.observeKeys);
+		this.jsonMapper = builder.jsonMapper;
+		this.settings = builder.settings;
+		this.protocol = new Protocol(store, this.jsonMapper, this.settings, IsolatedObserver.of(builder.observer),
+				this.observations, builder.keyConverters, (builder.time != null) ? builder.time : EngineTime.system());
 		this.settlement = this.protocol.settlement();
+	}
+
+	/**
+	 * A builder of an engine on {@code store}, whose results are written with
+	 * {@code jsonMapper}; everything else has its default (the documented settings, no
+	 * meters, no observations, no key converters, the system's time).
+	 * @param store the store
+	 * @param jsonMapper the mapper results are stored with
+	 * @return the builder
+	 */
+	public static Builder builder(IdempotencyStore store, JsonMapper jsonMapper) {
+		return new Builder(store, jsonMapper);
 	}
 
 	/**
@@ -361,6 +345,92 @@ public final class IdempotencyEngine implements AutoCloseable {
 		finally {
 			execution.unbind(previous);
 		}
+	}
+
+	/**
+	 * Builds an {@link IdempotencyEngine}; each setting has its default.
+	 */
+	public static final class Builder {
+
+		private final IdempotencyStore store;
+
+		private final JsonMapper jsonMapper;
+
+		private EngineSettings settings = EngineSettings.defaults();
+
+		private IdempotencyObserver observer = IdempotencyObserver.NONE;
+
+		private ObservationRegistry observations = ObservationRegistry.NOOP;
+
+		private boolean observeKeys;
+
+		private List<IdempotencyKeyConverter> keyConverters = List.of();
+
+		private @Nullable EngineTime time;
+
+		private Builder(IdempotencyStore store, JsonMapper jsonMapper) {
+			this.store = store;
+			this.jsonMapper = jsonMapper;
+		}
+
+		/**
+		 * The settings; {@link EngineSettings#defaults()} unless set.
+		 * @param settings the settings
+		 * @return this builder
+		 */
+		public Builder settings(EngineSettings settings) {
+			this.settings = settings;
+			return this;
+		}
+
+		/**
+		 * What receives the engine's events, for metrics; none unless set.
+		 * @param observer the observer
+		 * @return this builder
+		 */
+		public Builder observer(IdempotencyObserver observer) {
+			this.observer = observer;
+			return this;
+		}
+
+		/**
+		 * Makes every call a Micrometer observation ({@code idempotency.execution}, see
+		 * README).
+		 * @param observations the application's observation registry
+		 * @param observeKeys whether the key is a high-cardinality key value of the
+		 * observations
+		 * @return this builder
+		 */
+		public Builder observations(ObservationRegistry observations, boolean observeKeys) {
+			this.observations = observations;
+			this.observeKeys = observeKeys;
+			return this;
+		}
+
+		/**
+		 * The converters of key values of other types (a broker's header), asked in order.
+		 * @param keyConverters the converters
+		 * @return this builder
+		 */
+		public Builder keyConverters(List<IdempotencyKeyConverter> keyConverters) {
+			this.keyConverters = List.copyOf(keyConverters);
+			return this;
+		}
+
+		/** The engine's time and scheduler, which it closes with itself. */
+		Builder time(EngineTime time) {
+			this.time = time;
+			return this;
+		}
+
+		/**
+		 * The engine.
+		 * @return a new engine, to close when done
+		 */
+		public IdempotencyEngine build() {
+			return new IdempotencyEngine(this);
+		}
+
 	}
 
 	/**

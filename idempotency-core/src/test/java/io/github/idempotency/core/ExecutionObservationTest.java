@@ -121,8 +121,9 @@ class ExecutionObservationTest {
 	}
 
 	private IdempotencyEngine engine(boolean observeKeys) {
-		return new IdempotencyEngine(new MemoryIdempotencyStore(), JsonMapper.builder().build(),
-				EngineSettings.defaults(), IdempotencyObserver.NONE, this.registry, observeKeys);
+		return IdempotencyEngine.builder(new MemoryIdempotencyStore(), JsonMapper.builder().build())
+			.observations(this.registry, observeKeys)
+			.build();
 	}
 
 	private IdempotentOperation operation() {

@@ -71,10 +71,13 @@ public final class IdempotencyAutoConfiguration {
 					+ ": jdbc needs a DataSource bean, redis a RedisConnectionFactory bean, hybrid both;"
 					+ " or define an IdempotencyStore bean");
 		});
-		return new IdempotencyEngine(resolvedStore, jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()),
-				properties.toEngineSettings(), observer.getIfAvailable(() -> IdempotencyObserver.NONE),
-				observations.getIfAvailable(() -> ObservationRegistry.NOOP), properties.getObservation().isIncludeKey(),
-				keyConverters.orderedStream().toList());
+		return IdempotencyEngine.builder(resolvedStore, jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()))
+			.settings(properties.toEngineSettings())
+			.observer(observer.getIfAvailable(() -> IdempotencyObserver.NONE))
+			.observations(observations.getIfAvailable(() -> ObservationRegistry.NOOP),
+					properties.getObservation().isIncludeKey())
+			.keyConverters(keyConverters.orderedStream().toList())
+			.build();
 	}
 
 	@Bean

@@ -9,7 +9,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
-import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -45,13 +44,14 @@ class EngineTimeTest {
 	private final CountingIdempotencyStore store = new CountingIdempotencyStore(
 			new MemoryIdempotencyStore(this.clock));
 
-	private final IdempotencyEngine engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
-			EngineSettings.builder()
-				.leaseTtl(Duration.ofSeconds(30))
-				.leaseRenewalInterval(Duration.ofSeconds(10))
-				.waitTimeout(Duration.ofSeconds(45))
-				.build(),
-			IdempotencyObserver.NONE, ObservationRegistry.NOOP, false, List.of(), this.time);
+	private final IdempotencyEngine engine = IdempotencyEngine.builder(this.store, JsonMapper.builder().build())
+		.settings(EngineSettings.builder()
+			.leaseTtl(Duration.ofSeconds(30))
+			.leaseRenewalInterval(Duration.ofSeconds(10))
+			.waitTimeout(Duration.ofSeconds(45))
+			.build())
+		.time(this.time)
+		.build();
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 

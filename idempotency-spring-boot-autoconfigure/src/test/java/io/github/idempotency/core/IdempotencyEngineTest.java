@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.micrometer.observation.ObservationRegistry;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -86,9 +85,11 @@ class IdempotencyEngineTest {
 	}
 
 	private IdempotencyEngine engine(IdempotencyStore store, EngineSettings settings) {
-		return new IdempotencyEngine(store, this.jsonMapper, settings,
-				new MicrometerIdempotencyObserver(this.registry, store.backend()), ObservationRegistry.NOOP, false,
-				List.of(new KafkaHeaderKeyConverter()));
+		return IdempotencyEngine.builder(store, this.jsonMapper)
+			.settings(settings)
+			.observer(new MicrometerIdempotencyObserver(this.registry, store.backend()))
+			.keyConverters(List.of(new KafkaHeaderKeyConverter()))
+			.build();
 	}
 
 	private IdempotentOperation operation(java.lang.reflect.Type resultType) {
