@@ -7,7 +7,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.InvalidIdempotencyKeyException;
-import io.github.idempotency.core.BatchItem;
+import io.github.idempotency.internal.BatchItem;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;

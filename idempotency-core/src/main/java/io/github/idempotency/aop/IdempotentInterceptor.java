@@ -6,8 +6,8 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
-import io.github.idempotency.core.IdempotencyEngine.Action;
-import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.internal.IdempotencyEngine.Action;
+import io.github.idempotency.internal.IdempotencyEngine;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;

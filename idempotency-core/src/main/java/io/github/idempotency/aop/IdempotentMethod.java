@@ -4,7 +4,7 @@ import java.lang.reflect.Method;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.idempotency.core.IdempotentOperation;
+import io.github.idempotency.internal.IdempotentOperation;
 import org.springframework.expression.Expression;
 
 /**

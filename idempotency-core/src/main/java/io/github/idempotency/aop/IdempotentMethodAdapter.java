@@ -5,8 +5,8 @@ import java.lang.reflect.Method;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.Idempotent;
-import io.github.idempotency.core.IdempotencyEngine;
-import io.github.idempotency.core.OperationDefinition;
+import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.internal.OperationDefinition;
 
 /**
  * Adapts {@link Idempotent} to a kind of method without changing the aspect: a default

@@ -9,9 +9,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.Idempotent;
-import io.github.idempotency.core.BatchFailures;
-import io.github.idempotency.core.IdempotencyEngine;
-import io.github.idempotency.core.OperationDefinition;
+import io.github.idempotency.internal.BatchFailures;
+import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.internal.OperationDefinition;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;

@@ -9,9 +9,9 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
-import io.github.idempotency.core.IdempotencyObserver;
-import io.github.idempotency.core.Outcome;
-import io.github.idempotency.core.StoreOperation;
+import io.github.idempotency.observe.IdempotencyObserver;
+import io.github.idempotency.observe.Outcome;
+import io.github.idempotency.observe.StoreOperation;
 
 /**
  * Turns what the engine does into the Micrometer meters named in {@link IdempotencyMeters}.

@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
-import io.github.idempotency.core.OperationDefinition;
+import io.github.idempotency.internal.OperationDefinition;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.MethodParameter;

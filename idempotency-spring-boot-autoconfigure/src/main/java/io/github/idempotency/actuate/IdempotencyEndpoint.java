@@ -8,9 +8,9 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.InProgressPolicy;
-import io.github.idempotency.core.EngineSettings;
-import io.github.idempotency.core.IdempotencyEngine;
-import io.github.idempotency.core.StoreUnavailablePolicy;
+import io.github.idempotency.internal.EngineSettings;
+import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.StoreUnavailablePolicy;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;

@@ -7,7 +7,7 @@ import io.github.idempotency.IdempotencyKeyReusedException;
 import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.InvalidIdempotencyKeyException;
 import io.github.idempotency.MissingIdempotencyKeyException;
-import io.github.idempotency.core.Outcome;
+import io.github.idempotency.observe.Outcome;
 import org.springframework.amqp.listener.ConditionalRejectingErrorHandler;
 import org.springframework.amqp.listener.FatalExceptionStrategy;
 import org.springframework.amqp.listener.ListenerExecutionFailedException;

@@ -2,7 +2,7 @@ package io.github.idempotency.autoconfigure;
 
 import io.github.idempotency.actuate.IdempotencyEndpoint;
 import io.github.idempotency.actuate.IdempotencyEndpointWebExtension;
-import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.internal.IdempotencyEngine;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;

@@ -1,6 +1,6 @@
 package io.github.idempotency.autoconfigure;
 
-import io.github.idempotency.core.BatchFailures;
+import io.github.idempotency.internal.BatchFailures;
 import io.github.idempotency.kafka.IdempotencyKafkaErrorHandlerPostProcessor;
 import io.github.idempotency.kafka.IdempotencyKafkaErrors;
 import io.github.idempotency.kafka.KafkaBatchFailures;

@@ -6,8 +6,8 @@ import java.time.temporal.ChronoUnit;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.InProgressPolicy;
-import io.github.idempotency.core.EngineSettings;
-import io.github.idempotency.core.StoreUnavailablePolicy;
+import io.github.idempotency.internal.EngineSettings;
+import io.github.idempotency.StoreUnavailablePolicy;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
 import org.springframework.core.Ordered;

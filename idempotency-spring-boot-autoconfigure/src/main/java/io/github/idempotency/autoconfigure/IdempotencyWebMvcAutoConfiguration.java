@@ -1,6 +1,6 @@
 package io.github.idempotency.autoconfigure;
 
-import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.web.HandlerMethodIdempotency;
 import io.github.idempotency.web.IdempotencyProblemHandler;
 import org.springframework.beans.factory.BeanFactory;

@@ -6,7 +6,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.IdempotencyException;
-import io.github.idempotency.core.BatchFailures;
+import io.github.idempotency.internal.BatchFailures;
 import org.springframework.kafka.listener.BatchListenerFailedException;
 import org.springframework.kafka.support.KafkaUtils;
 

@@ -3,7 +3,7 @@ package io.github.idempotency.kafka;
 import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
 
-import io.github.idempotency.core.IdempotencyKeyConverter;
+import io.github.idempotency.IdempotencyKeyConverter;
 
 /**
  * Makes a Kafka {@link Header} a key: its value's bytes (a header without a value is an

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
-import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;

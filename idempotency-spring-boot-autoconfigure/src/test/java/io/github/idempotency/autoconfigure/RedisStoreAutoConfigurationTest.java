@@ -9,7 +9,7 @@ import java.util.UUID;
 
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
-import io.github.idempotency.core.IdempotencyEngine;
+import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.hybrid.HybridIdempotencyStore;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;

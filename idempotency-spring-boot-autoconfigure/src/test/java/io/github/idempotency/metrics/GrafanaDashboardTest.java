@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import io.github.idempotency.core.Outcome;
-import io.github.idempotency.core.StoreOperation;
+import io.github.idempotency.observe.Outcome;
+import io.github.idempotency.observe.StoreOperation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

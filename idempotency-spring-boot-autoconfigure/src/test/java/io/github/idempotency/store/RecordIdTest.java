@@ -13,11 +13,11 @@ import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.IdempotencyStoreException;
 import io.github.idempotency.InProgressPolicy;
-import io.github.idempotency.core.EngineSettings;
-import io.github.idempotency.core.IdempotencyEngine;
-import io.github.idempotency.core.IdempotencyObserver;
-import io.github.idempotency.core.IdempotentOperation;
-import io.github.idempotency.core.OperationDefinition;
+import io.github.idempotency.internal.EngineSettings;
+import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.observe.IdempotencyObserver;
+import io.github.idempotency.internal.IdempotentOperation;
+import io.github.idempotency.internal.OperationDefinition;
 import io.github.idempotency.testsupport.UnreachableIdempotencyStore;
 import org.springframework.util.StringUtils;
 

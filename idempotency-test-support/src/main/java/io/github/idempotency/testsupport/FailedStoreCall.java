@@ -2,8 +2,8 @@ package io.github.idempotency.testsupport;
 
 import java.util.concurrent.CountDownLatch;
 
-import io.github.idempotency.core.IdempotencyObserver;
-import io.github.idempotency.core.StoreOperation;
+import io.github.idempotency.observe.IdempotencyObserver;
+import io.github.idempotency.observe.StoreOperation;
 
 /**
  * An engine observer a test waits on until a store call of one kind has failed, so that it

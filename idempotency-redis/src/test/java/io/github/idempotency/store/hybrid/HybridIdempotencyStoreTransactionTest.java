@@ -15,11 +15,11 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.InProgressPolicy;
-import io.github.idempotency.core.EngineSettings;
-import io.github.idempotency.core.IdempotencyEngine;
-import io.github.idempotency.core.IdempotencyObserver;
-import io.github.idempotency.core.IdempotentOperation;
-import io.github.idempotency.core.OperationDefinition;
+import io.github.idempotency.internal.EngineSettings;
+import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.observe.IdempotencyObserver;
+import io.github.idempotency.internal.IdempotentOperation;
+import io.github.idempotency.internal.OperationDefinition;
 import io.github.idempotency.store.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;

@@ -1,0 +1,128 @@
+package io.github.idempotency.internal;
+
+import java.lang.reflect.Type;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.core.ResolvableType;
+import org.springframework.util.ClassUtils;
+
+/**
+ * An operation whose result arrives after the call returns: {@code CompletableFuture<T>},
+ * {@code CompletionStage<T>} or, with Reactor, {@code Mono<T>}. The engine stores the
+ * value {@code T} once it settles, and answers a duplicate with a settled result of the
+ * same type. Any other asynchronous type it cannot follow fails the preparation.
+ */
+abstract class AsyncResult {
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			AsyncResult.class.getClassLoader());
+
+	private final Type valueType;
+
+	private AsyncResult(Type valueType) {
+		this.valueType = valueType;
+	}
+
+	/**
+	 * The asynchronous shape of a result type.
+	 * @param resultType the operation's declared result type
+	 * @return the shape, or {@code null} for a synchronous result
+	 * @throws IllegalStateException for an asynchronous type the engine cannot follow
+	 */
+	static @Nullable AsyncResult of(Type resultType) {
+		ResolvableType type = ResolvableType.forType(resultType);
+		Class<?> raw = type.resolve(Object.class);
+		if (raw == CompletableFuture.class || raw == CompletionStage.class) {
+			return new Futures(valueType(type, resultType));
+		}
+		if (REACTOR_PRESENT && Monos.isMono(raw)) {
+			return new Monos(valueType(type, resultType));
+		}
+		if (Future.class.isAssignableFrom(raw) || CompletionStage.class.isAssignableFrom(raw)
+				|| ReactiveAdapterRegistry.getSharedInstance().getAdapter(raw) != null) {
+			throw new IllegalStateException("the result type " + resultType + " is asynchronous in a way the engine "
+					+ "cannot follow: return CompletableFuture<T>, CompletionStage<T> or Mono<T>, or a plain value");
+		}
+		return null;
+	}
+
+	private static Type valueType(ResolvableType type, Type resultType) {
+		ResolvableType value = type.getGeneric(0);
+		if (value.resolve() == null) {
+			throw new IllegalStateException("the result type " + resultType + " does not say the type of its value");
+		}
+		return value.getType();
+	}
+
+	/**
+	 * The type of the value the result settles with.
+	 */
+	Type valueType() {
+		return this.valueType;
+	}
+
+	/**
+	 * The stage a returned result settles through.
+	 */
+	abstract CompletionStage<?> stage(Object result);
+
+	/**
+	 * A result of the declared type that settles with {@code settled}.
+	 */
+	abstract Object of(CompletableFuture<@Nullable Object> settled);
+
+	/**
+	 * A result of the declared type already settled with {@code value}.
+	 */
+	Object completed(@Nullable Object value) {
+		return of(CompletableFuture.completedFuture(value));
+	}
+
+	private static final class Futures extends AsyncResult {
+
+		Futures(Type valueType) {
+			super(valueType);
+		}
+
+		@Override
+		CompletionStage<?> stage(Object result) {
+			return (CompletionStage<?>) result;
+		}
+
+		@Override
+		Object of(CompletableFuture<@Nullable Object> settled) {
+			return settled;
+		}
+
+	}
+
+	/** Isolates Reactor, so that this class loads without it. */
+	private static final class Monos extends AsyncResult {
+
+		Monos(Type valueType) {
+			super(valueType);
+		}
+
+		static boolean isMono(Class<?> type) {
+			return type == reactor.core.publisher.Mono.class;
+		}
+
+		@Override
+		CompletionStage<?> stage(Object result) {
+			return ((reactor.core.publisher.Mono<?>) result).toFuture();
+		}
+
+		@Override
+		Object of(CompletableFuture<@Nullable Object> settled) {
+			// a subscriber's cancel (a timeout() that re-subscribes) must not cancel the shared outcome
+			return reactor.core.publisher.Mono.fromFuture(settled, true);
+		}
+
+	}
+
+}
