@@ -346,11 +346,17 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 				.orderedStream()
 				.filter((resolver) -> !(resolver instanceof CapturedFailureResolver))
 				.toList();
-			for (HandlerExceptionResolver resolver : resolvers) {
-				ModelAndView answer = resolver.resolveException(request, captured, handler, failure);
-				if (answer != null) {
-					return answer.isEmpty() ? captured : null;
+			try {
+				for (HandlerExceptionResolver resolver : resolvers) {
+					ModelAndView answer = resolver.resolveException(request, captured, handler, failure);
+					if (answer != null) {
+						return answer.isEmpty() ? captured : null;
+					}
 				}
+			}
+			catch (RuntimeException ex) {
+				// the DispatcherServlet meets the same when the failure leaves the method
+				failure.addSuppressed(ex);
 			}
 			return null;
 		}
