@@ -3,8 +3,8 @@ package io.github.idempotency.web;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
+import java.security.Principal;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,7 +24,6 @@ import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.internal.OperationDefinition;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
-import org.springframework.core.MethodParameter;
 import org.springframework.core.Ordered;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -37,27 +36,32 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Controller;
 import org.springframework.util.StringUtils;
-import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
+import org.springframework.web.servlet.HandlerExceptionResolver;
+import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.ModelAndView;
 
 /**
  * Adapts {@link Idempotent} to Spring MVC handler methods ({@code @RequestMapping}
  * methods of a {@code @Controller}), as the IETF draft "The Idempotency-Key HTTP Header
  * Field" describes:
  * <ul>
- * <li>the key is the {@code Idempotency-Key} request header unless the annotation names
- * one, scoped by the caller's identity when a principal expression is set;</li>
- * <li>the request's method, path and body are fingerprinted unless the annotation names a
- * payload;</li>
+ * <li>the key is the {@code Idempotency-Key} request header (a structured-field string, or
+ * a bare token) unless the annotation names one, scoped by the caller's identity: the
+ * principal expression's value when one is set, else the authenticated principal's name
+ * unless principal scoping is off;</li>
+ * <li>the request's method, path, query and form parameters and body as received are
+ * fingerprinted unless the annotation names a payload;</li>
  * <li>what is stored is a {@code StoredResponse}: the status, the allow-listed headers and
  * the body of a {@code ResponseEntity}, or a plain body with its {@code @ResponseStatus};
  * a replay answers with the same and marks itself with the {@code Idempotent-Replayed}
  * header;</li>
- * <li>a permanent failure is stored with the status it maps to.</li>
+ * <li>a permanent failure is stored with the answer the application's exception handling
+ * gave it (its status, allow-listed headers and body), and replayed as that answer.</li>
  * </ul>
  */
 public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordered {
@@ -74,6 +78,10 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 
 	private final @Nullable Expression principal;
 
+	private final boolean principalScope;
+
+	private final @Nullable BeanFactory beanFactory;
+
 	private final @Nullable BeanFactoryResolver beanResolver;
 
 	/**
@@ -83,16 +91,21 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 	 * @param storedHeaders the response headers stored and replayed
 	 * @param principal SpEL for the caller's identity, evaluated on the request (as the
 	 * root object and as {@code #request}), or {@code null} for none
-	 * @param beanFactory for {@code @bean} references in the principal expression
+	 * @param principalScope whether, without a principal expression, keys are scoped by
+	 * the name of the request's authenticated principal ({@code getUserPrincipal()})
+	 * @param beanFactory for {@code @bean} references in the principal expression, and
+	 * the {@code HandlerExceptionResolver}s that answer a permanent failure
 	 */
 	public HandlerMethodIdempotency(String keyHeader, String replayedHeader, Collection<String> storedHeaders,
-			@Nullable String principal, @Nullable BeanFactory beanFactory) {
+			@Nullable String principal, boolean principalScope, @Nullable BeanFactory beanFactory) {
 		this.keyHeader = keyHeader;
 		this.replayedHeader = replayedHeader;
 		this.storedHeaders = storedHeaders.stream()
 			.filter((name) -> !NEVER_STORED.contains(name.toLowerCase(Locale.ROOT)))
 			.toList();
 		this.principal = StringUtils.hasText(principal) ? parse(principal) : null;
+		this.principalScope = principalScope;
+		this.beanFactory = beanFactory;
 		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
 	}
 
@@ -126,8 +139,6 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 
 		private final boolean explicitPayload;
 
-		private final int bodyIndex;
-
 		private final int declaredStatus;
 
 		private final boolean responseEntity;
@@ -139,21 +150,11 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 			this.permanentFailures = List.of(annotation.recordFailureFor());
 			this.explicitKey = StringUtils.hasText(annotation.key());
 			this.explicitPayload = StringUtils.hasText(annotation.payload());
-			this.bodyIndex = bodyIndex(method);
 			ResponseStatus status = AnnotatedElementUtils.findMergedAnnotation(method, ResponseStatus.class);
 			if (status == null) {
 				status = AnnotatedElementUtils.findMergedAnnotation(targetClass, ResponseStatus.class);
 			}
 			this.declaredStatus = (status != null) ? status.code().value() : 200;
-		}
-
-		private static int bodyIndex(Method method) {
-			for (int i = 0; i < method.getParameterCount(); i++) {
-				if (new MethodParameter(method, i).hasParameterAnnotation(RequestBody.class)) {
-					return i;
-				}
-			}
-			return -1;
 		}
 
 		@Override
@@ -196,22 +197,26 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 					? servlet.getRequest() : null;
 			HttpServletResponse response = (attributes instanceof ServletRequestAttributes servlet)
 					? servlet.getResponse() : null;
-			Object rawKey = (this.explicitKey || request == null) ? key : request.getHeader(keyHeader);
+			Object rawKey = (this.explicitKey || request == null) ? key
+					: IdempotencyKeyHeader.parse(keyHeader, request.getHeaders(keyHeader));
 			Object scopedKey = (request != null) ? scope(rawKey, request) : rawKey;
 			Object fingerprinted = (this.explicitPayload || request == null) ? payload
-					: Arrays.asList(request.getMethod(), request.getRequestURI(),
-							(this.bodyIndex >= 0) ? invocation.arguments()[this.bodyIndex] : null);
+					: RequestFingerprint.of(request);
 			FirstRun first = new FirstRun();
 			Object result;
 			try {
-				result = invocation.execute(scopedKey, fingerprinted, () -> first.run(invocation, response));
+				result = invocation.execute(scopedKey, fingerprinted, () -> first.run(invocation, request, response));
 			}
 			catch (RecordedHttpFailure ex) {
-				if (ex == first.failure && ex.getCause() != null) {
+				Throwable original = ex.getCause();
+				if (ex == first.failure && original != null) {
 					for (Throwable suppressed : ex.getSuppressed()) {
-						ex.getCause().addSuppressed(suppressed);
+						original.addSuppressed(suppressed);
 					}
-					throw ex.getCause();
+					if (request != null && first.answer != null) {
+						CapturedFailureResolver.capture(request, original, first.answer);
+					}
+					throw original;
 				}
 				throw ex;
 			}
@@ -225,20 +230,28 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 		}
 
 		private @Nullable Object scope(@Nullable Object key, HttpServletRequest request) {
-			if (principal == null || key == null) {
+			if ((principal == null && !principalScope) || key == null) {
 				return key;
 			}
 			String text = (key instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : key.toString();
 			if (!StringUtils.hasText(text)) {
 				return key;
 			}
-			StandardEvaluationContext context = new StandardEvaluationContext(request);
-			context.setVariable("request", request);
-			if (beanResolver != null) {
-				context.setBeanResolver(beanResolver);
+			Object identity;
+			if (principal != null) {
+				StandardEvaluationContext context = new StandardEvaluationContext(request);
+				context.setVariable("request", request);
+				if (beanResolver != null) {
+					context.setBeanResolver(beanResolver);
+				}
+				identity = principal.getValue(context);
 			}
-			Object identity = principal.getValue(context);
-			// length-prefixed, so that no principal and key pair meets another
+			else {
+				Principal user = request.getUserPrincipal();
+				identity = (user != null) ? user.getName() : null;
+			}
+			// length-prefixed, so that no principal and key pair meets another, nor a key
+			// without a principal
 			return (identity != null) ? identity.toString().length() + ":" + identity + "|" + text : "-|" + text;
 		}
 
@@ -287,13 +300,21 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 
 			private @Nullable RecordedHttpFailure failure;
 
-			@Nullable Object run(Invocation invocation, @Nullable HttpServletResponse response) throws Throwable {
+			private @Nullable CapturedResponse answer;
+
+			@Nullable Object run(Invocation invocation, @Nullable HttpServletRequest request,
+					@Nullable HttpServletResponse response) throws Throwable {
 				try {
 					this.result = invocation.proceed();
 				}
 				catch (Throwable ex) {
 					if (isPermanent(ex)) {
-						this.failure = new RecordedHttpFailure(RecordedHttpFailure.statusOf(ex), ex);
+						this.answer = (request != null && response != null && ex instanceof Exception exception)
+								? answer(request, response, exception) : null;
+						RecordedHttpFailure.Answer stored = (this.answer != null)
+								? RecordedHttpFailure.Answer.of(this.answer, storedHeaders) : null;
+						int status = (this.answer != null) ? this.answer.status() : RecordedHttpFailure.statusOf(ex);
+						this.failure = new RecordedHttpFailure(status, ex, stored);
 						throw this.failure;
 					}
 					throw ex;
@@ -302,6 +323,42 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 				return this.stored;
 			}
 
+		}
+
+		/**
+		 * What the application's exception handling answers to a permanent failure, as
+		 * the {@code DispatcherServlet} would ask it (its {@code HandlerExceptionResolver}s
+		 * in order), written to a captured response; {@code null} when none answers or one
+		 * answers with a view to render.
+		 */
+		private @Nullable CapturedResponse answer(HttpServletRequest request, HttpServletResponse response,
+				Exception failure) {
+			if (beanFactory == null) {
+				return null;
+			}
+			Object handler = request.getAttribute(HandlerMapping.BEST_MATCHING_HANDLER_ATTRIBUTE);
+			if (handler instanceof org.springframework.web.method.HandlerMethod method) {
+				// the mapping's handler names its bean: the DispatcherServlet's has it resolved
+				handler = method.createWithResolvedBean();
+			}
+			CapturedResponse captured = new CapturedResponse(response);
+			List<HandlerExceptionResolver> resolvers = beanFactory.getBeanProvider(HandlerExceptionResolver.class)
+				.orderedStream()
+				.filter((resolver) -> !(resolver instanceof CapturedFailureResolver))
+				.toList();
+			try {
+				for (HandlerExceptionResolver resolver : resolvers) {
+					ModelAndView answer = resolver.resolveException(request, captured, handler, failure);
+					if (answer != null) {
+						return answer.isEmpty() ? captured : null;
+					}
+				}
+			}
+			catch (RuntimeException ex) {
+				// the DispatcherServlet meets the same when the failure leaves the method
+				failure.addSuppressed(ex);
+			}
+			return null;
 		}
 
 		private boolean isPermanent(Throwable ex) {

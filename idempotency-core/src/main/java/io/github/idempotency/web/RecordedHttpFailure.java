@@ -1,29 +1,59 @@
 package io.github.idempotency.web;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.Charset;
+import java.nio.charset.CodingErrorAction;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.IdempotentFailureReplayedException;
+import io.github.idempotency.store.IdempotencyRecord;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.web.ErrorResponse;
 import org.springframework.web.bind.annotation.ResponseStatus;
 
 /**
  * Carries a permanent failure of a handler method through the engine so that the record
- * stores the HTTP status it maps to: the record's error type is this class, its message
- * {@code HTTP <status> from <original type>[: <original message>]}. The first caller
- * still gets the original exception; a duplicate gets an
- * {@link IdempotentFailureReplayedException} that {@link #statusOf} reads back.
+ * stores the answer the application's exception handling gave it: the record's error type
+ * is this class, its message {@code HTTP <status> from <original type> as <answer>}, the
+ * answer as JSON (the status, the allow-listed headers, and the body or the
+ * {@code sendError} that left the body to the error page). When there is no such answer,
+ * or it does not fit the record, the message is
+ * {@code HTTP <status> from <original type>[: <original message>]} and a replay is a
+ * problem with that status. The first caller still gets the original exception; a
+ * duplicate gets an {@link IdempotentFailureReplayedException} that {@link #statusOf} and
+ * {@link #answerOf} read back.
  */
 final class RecordedHttpFailure extends RuntimeException {
 
-	private static final Pattern MESSAGE = Pattern.compile("HTTP (\\d{3}) from ([^:\\s]+)(?:: (.*))?", Pattern.DOTALL);
+	private static final Pattern MESSAGE = Pattern.compile("HTTP (\\d{3}) from ([^:\\s]+)(?: as (\\{.*\\})|: (.*))?",
+			Pattern.DOTALL);
 
-	RecordedHttpFailure(int status, Throwable original) {
-		super("HTTP " + status + " from " + original.getClass().getName()
-				+ ((original.getMessage() != null) ? ": " + original.getMessage() : ""), original, false, false);
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	RecordedHttpFailure(int status, Throwable original, @Nullable Answer answer) {
+		super(message(status, original, answer), original, false, false);
+	}
+
+	private static String message(int status, Throwable original, @Nullable Answer answer) {
+		String prefix = "HTTP " + status + " from " + original.getClass().getName();
+		if (answer != null) {
+			String message = prefix + " as " + JSON.writeValueAsString(answer);
+			// the answer is kept only when the record keeps it whole
+			if (message.length() <= IdempotencyRecord.MAX_ERROR_MESSAGE_LENGTH
+					&& message.equals(IdempotencyRecord.errorMessageOf(new RuntimeException(message)))) {
+				return message;
+			}
+		}
+		return prefix + ((original.getMessage() != null) ? ": " + original.getMessage() : "");
 	}
 
 	/**
@@ -52,6 +82,24 @@ final class RecordedHttpFailure extends RuntimeException {
 	}
 
 	/**
+	 * The answer stored with a replayed failure.
+	 * @param replayed the replayed failure
+	 * @return the answer, or {@code null} when none was stored
+	 */
+	static @Nullable Answer answerOf(IdempotentFailureReplayedException replayed) {
+		Matcher matcher = match(replayed);
+		if (matcher == null || matcher.group(3) == null) {
+			return null;
+		}
+		try {
+			return JSON.readValue(matcher.group(3), Answer.class);
+		}
+		catch (RuntimeException ex) {
+			return null;
+		}
+	}
+
+	/**
 	 * The class name of the exception the original run threw.
 	 * @param replayed the replayed failure
 	 * @return the original type
@@ -68,6 +116,65 @@ final class RecordedHttpFailure extends RuntimeException {
 		}
 		Matcher matcher = MESSAGE.matcher(message);
 		return matcher.matches() ? matcher : null;
+	}
+
+	/**
+	 * What the application's exception handling answered to the failure, as stored.
+	 *
+	 * @param status the status
+	 * @param headers the allow-listed headers ({@code Content-Type} among them when it is
+	 * on the list)
+	 * @param body the body as text in {@code charset}, {@code null} when it had none
+	 * @param charset the charset of the body
+	 * @param sentError whether the answer was a {@code sendError}, whose body the error
+	 * page writes
+	 * @param reason the message of the {@code sendError}, or {@code null}
+	 */
+	record Answer(int status, Map<String, List<String>> headers, @Nullable String body, @Nullable String charset,
+			boolean sentError, @Nullable String reason) {
+
+		/**
+		 * The answer to store of what was captured.
+		 * @param captured what the exception handling wrote
+		 * @param storedHeaders the allow-listed headers
+		 * @return the answer, or {@code null} when its body is not text in its charset
+		 */
+		static @Nullable Answer of(CapturedResponse captured, List<String> storedHeaders) {
+			Map<String, List<String>> headers = new LinkedHashMap<>();
+			Map<String, List<String>> written = captured.headers();
+			for (String name : storedHeaders) {
+				written.forEach((header, values) -> {
+					if (header.equalsIgnoreCase(name) && !values.isEmpty()) {
+						headers.put(name, List.copyOf(values));
+					}
+				});
+			}
+			if (captured.sentError()) {
+				return new Answer(captured.status(), headers, null, null, true, captured.errorMessage());
+			}
+			byte[] bytes = captured.body();
+			if (bytes.length == 0) {
+				return new Answer(captured.status(), headers, null, null, false, null);
+			}
+			Charset charset = captured.charset();
+			try {
+				String text = charset.newDecoder()
+					.onMalformedInput(CodingErrorAction.REPORT)
+					.onUnmappableCharacter(CodingErrorAction.REPORT)
+					.decode(ByteBuffer.wrap(bytes))
+					.toString();
+				return new Answer(captured.status(), headers, text, charset.name(), false, null);
+			}
+			catch (CharacterCodingException ex) {
+				return null;
+			}
+		}
+
+		byte[] bytes() {
+			return (this.body != null) ? this.body.getBytes(Charset.forName(Objects.requireNonNull(this.charset)))
+					: new byte[0];
+		}
+
 	}
 
 }

@@ -1,7 +1,9 @@
 package io.github.idempotency.autoconfigure;
 
 import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.web.CapturedFailureResolver;
 import io.github.idempotency.web.HandlerMethodIdempotency;
+import io.github.idempotency.web.IdempotentRequestBodyAdvice;
 import io.github.idempotency.web.IdempotencyProblemHandler;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -17,8 +19,10 @@ import org.springframework.web.servlet.DispatcherServlet;
 /**
  * {@code @Idempotent} on Spring MVC handler methods, in a servlet web application: the
  * key from the {@code Idempotency-Key} header, responses stored and replayed with their
- * status and headers ({@link HandlerMethodIdempotency}), idempotency errors answered with
- * problem details ({@link IdempotencyProblemHandler}).
+ * status and headers ({@link HandlerMethodIdempotency}), bodies fingerprinted as received
+ * ({@link IdempotentRequestBodyAdvice}), a permanent failure answered once by the
+ * application's exception handling ({@link CapturedFailureResolver}), idempotency errors
+ * answered with problem details ({@link IdempotencyProblemHandler}).
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -32,7 +36,19 @@ public final class IdempotencyWebMvcAutoConfiguration {
 	@ConditionalOnMissingBean
 	HandlerMethodIdempotency handlerMethodIdempotency(IdempotencyWebProperties properties, BeanFactory beanFactory) {
 		return new HandlerMethodIdempotency(properties.getKeyHeader(), properties.getReplayedHeader(),
-				properties.getStoredHeaders(), properties.getPrincipal(), beanFactory);
+				properties.getStoredHeaders(), properties.getPrincipal(), properties.isPrincipalScope(), beanFactory);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	IdempotentRequestBodyAdvice idempotentRequestBodyAdvice() {
+		return new IdempotentRequestBodyAdvice();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	CapturedFailureResolver idempotencyCapturedFailureResolver() {
+		return new CapturedFailureResolver();
 	}
 
 	@Bean

@@ -40,13 +40,22 @@ public class IdempotencyWebProperties {
 
 	/**
 	 * SpEL expression for the caller's identity, evaluated on the HttpServletRequest (as
-	 * the root object and as #request), for example "userPrincipal?.name". When set, keys
-	 * are scoped by it, so that two callers never read each other's responses.
+	 * the root object and as #request), for example "#request.getHeader('X-Client-Id')".
+	 * When set, keys are scoped by it instead of by the authenticated principal.
 	 */
 	private @Nullable String principal;
 
 	/**
-	 * Retry-After of the 409 answer to a request whose key is still in progress.
+	 * Whether, without a principal expression, the keys of a request with an
+	 * authenticated principal (HttpServletRequest.getUserPrincipal(), which Spring
+	 * Security sets) are scoped by its name, so that two callers never read each other's
+	 * responses. Requests without one share one scope.
+	 */
+	private boolean principalScope = true;
+
+	/**
+	 * Retry-After of the 409 answer to a request whose key is still in progress, and of
+	 * the 503 answer when the store fails.
 	 */
 	private Duration retryAfter = Duration.ofSeconds(1);
 
@@ -88,6 +97,14 @@ public class IdempotencyWebProperties {
 
 	public void setPrincipal(@Nullable String principal) {
 		this.principal = principal;
+	}
+
+	public boolean isPrincipalScope() {
+		return this.principalScope;
+	}
+
+	public void setPrincipalScope(boolean principalScope) {
+		this.principalScope = principalScope;
 	}
 
 	public Duration getRetryAfter() {

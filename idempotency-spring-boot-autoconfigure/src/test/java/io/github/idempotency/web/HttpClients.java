@@ -39,6 +39,23 @@ final class HttpClients {
 		return send(request(path, json, headers));
 	}
 
+	HttpResponse<byte[]> postForm(String path, String form, String... headers) {
+		HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
+			.header("Content-Type", "application/x-www-form-urlencoded")
+			.header("Accept", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(form));
+		if (headers.length > 0) {
+			builder.headers(headers);
+		}
+		return send(builder.build());
+	}
+
+	/** The {@code Authorization} header of basic auth, as a name and a value. */
+	static String[] basic(String user, String password) {
+		return new String[] { "Authorization", "Basic " + java.util.Base64.getEncoder()
+			.encodeToString((user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8)) };
+	}
+
 	HttpResponse<byte[]> send(HttpRequest request) {
 		try {
 			return this.client.send(request, HttpResponse.BodyHandlers.ofByteArray());

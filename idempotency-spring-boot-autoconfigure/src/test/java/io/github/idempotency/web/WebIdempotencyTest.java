@@ -139,15 +139,135 @@ class WebIdempotencyTest {
 
 	@Test
 	void aPermanentFailureIsReplayedWithItsResponseStatus() {
+		// @ResponseStatus: the error page answers, the first time and on a replay
 		HttpResponse<byte[]> first = http().post("/declines", payment("declined", 1), "Idempotency-Key", "k-declined");
 		assertThat(first.statusCode()).isEqualTo(402);
 		HttpResponse<byte[]> second = http().post("/declines", payment("declined", 1), "Idempotency-Key",
 				"k-declined");
 		assertThat(second.statusCode()).isEqualTo(402);
-		assertThat(second.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(second.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
 		assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
 		assertThat(text(second)).contains("\"status\":402").doesNotContain("card declined");
+		assertThat(text(second).replaceAll("\"timestamp\":\"[^\"]*\"", ""))
+			.isEqualTo(text(first).replaceAll("\"timestamp\":\"[^\"]*\"", ""));
 		assertThat(this.payments.executions("declined")).isOne();
+	}
+
+	@Test
+	void aReplayedPermanentFailureIsTheApplicationsOwnProblem() {
+		HttpResponse<byte[]> first = http().post("/withdrawals", payment("poor", 10), "Idempotency-Key", "k-poor");
+		HttpResponse<byte[]> second = http().post("/withdrawals", payment("poor", 10), "Idempotency-Key", "k-poor");
+		assertThat(first.statusCode()).isEqualTo(403);
+		assertThat(first.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(text(first)).contains("\"type\":\"https://payments.example/problems/insufficient-funds\"")
+			.contains("\"title\":\"Insufficient funds\"")
+			.contains("\"detail\":\"Account poor cannot pay this withdrawal\"");
+		assertThat(first.headers().firstValue("X-Trace")).isPresent();
+		// the application's exception handling ran once: the replay is its first answer
+		assertThat(second.statusCode()).isEqualTo(403);
+		assertThat(second.body()).isEqualTo(first.body());
+		assertThat(second.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(second.headers().firstValue("Content-Location")).hasValue("/accounts/poor");
+		assertThat(second.headers().firstValue("X-Trace")).isEmpty();
+		assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(this.payments.executions("poor")).isOne();
+	}
+
+	@Test
+	void theSameKeyWithAnotherQueryStringIsUnprocessable() {
+		assertThat(http().post("/transfers?to=bob&memo=rent", payment("transfer", 100), "Idempotency-Key", "k-transfer")
+			.statusCode()).isEqualTo(201);
+		// the order of the parameters does not matter
+		HttpResponse<byte[]> reordered = http().post("/transfers?memo=rent&to=bob", payment("transfer", 100),
+				"Idempotency-Key", "k-transfer");
+		assertThat(reordered.statusCode()).isEqualTo(201);
+		assertThat(reordered.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		HttpResponse<byte[]> other = http().post("/transfers?to=eve&memo=rent", payment("transfer", 100),
+				"Idempotency-Key", "k-transfer");
+		assertThat(other.statusCode()).isEqualTo(422);
+		assertThat(text(other)).contains("\"status\":422");
+		assertThat(this.payments.executions("transfer")).isOne();
+	}
+
+	@Test
+	void repeatedQueryParametersKeepTheirOrder() {
+		assertThat(http().post("/transfers?to=bob&to=eve", payment("repeated", 1), "Idempotency-Key", "k-repeated")
+			.statusCode()).isEqualTo(201);
+		assertThat(http().post("/transfers?to=eve&to=bob", payment("repeated", 1), "Idempotency-Key", "k-repeated")
+			.statusCode()).isEqualTo(422);
+	}
+
+	@Test
+	void theSameKeyWithOtherFormFieldsIsUnprocessable() {
+		HttpResponse<byte[]> first = http().postForm("/forms", "account=form&amount=5", "Idempotency-Key", "k-form");
+		assertThat(first.statusCode()).isEqualTo(200);
+		HttpResponse<byte[]> reordered = http().postForm("/forms", "amount=5&account=form", "Idempotency-Key",
+				"k-form");
+		assertThat(reordered.statusCode()).isEqualTo(200);
+		assertThat(reordered.body()).isEqualTo(first.body());
+		HttpResponse<byte[]> other = http().postForm("/forms", "account=form&amount=500", "Idempotency-Key",
+				"k-form");
+		assertThat(other.statusCode()).isEqualTo(422);
+		assertThat(this.payments.executions("form")).isOne();
+	}
+
+	@Test
+	void theBodyIsComparedAsReceived() {
+		// the same receipt-worthy fields, another JSON text: another request
+		assertThat(http().post("/payments", payment("bytes", 3), "Idempotency-Key", "k-bytes").statusCode())
+			.isEqualTo(201);
+		HttpResponse<byte[]> reformatted = http().post("/payments", "{\"amount\":3,\"account\":\"bytes\"}",
+				"Idempotency-Key", "k-bytes");
+		assertThat(reformatted.statusCode()).isEqualTo(422);
+		assertThat(this.payments.executions("bytes")).isOne();
+	}
+
+	@Test
+	void anEmptyStructuredFieldStringIsAMissingKey() {
+		HttpResponse<byte[]> response = http().post("/payments", payment("empty", 1), "Idempotency-Key", "\"\"");
+		assertThat(response.statusCode()).isEqualTo(400);
+		assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(this.payments.executions("empty")).isZero();
+	}
+
+	@Test
+	void aMalformedKeyHeaderIsABadRequest() {
+		for (String malformed : new String[] { "\"unterminated", "\"a\\nb\"", "\"a\" trailing", "a b",
+				"\"a\", \"b\"", "\"a\";=1", "k;v=1" }) {
+			HttpResponse<byte[]> response = http().post("/payments", payment("malformed", 1), "Idempotency-Key",
+					malformed);
+			assertThat(response.statusCode()).as(malformed).isEqualTo(400);
+			assertThat(text(response)).as(malformed).contains("\"status\":400");
+		}
+		assertThat(this.payments.executions("malformed")).isZero();
+	}
+
+	@Test
+	void aStructuredFieldStringAndABareTokenAreTheSameKey() {
+		HttpResponse<byte[]> quoted = http().post("/payments", payment("sf", 4), "Idempotency-Key",
+				"\"8e03978e-40d5-43e8-bc93-6894a57f9324\"");
+		HttpResponse<byte[]> bare = http().post("/payments", payment("sf", 4), "Idempotency-Key",
+				"8e03978e-40d5-43e8-bc93-6894a57f9324");
+		HttpResponse<byte[]> withParameters = http().post("/payments", payment("sf", 4), "Idempotency-Key",
+				"\"8e03978e-40d5-43e8-bc93-6894a57f9324\";v=1");
+		assertThat(quoted.statusCode()).isEqualTo(201);
+		assertThat(bare.statusCode()).isEqualTo(201);
+		assertThat(bare.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(withParameters.body()).isEqualTo(quoted.body());
+		assertThat(this.payments.executions("sf")).isOne();
+	}
+
+	@Test
+	void escapesInAStructuredFieldStringAreKeyCharacters() {
+		HttpResponse<byte[]> escaped = http().post("/payments", payment("escaped", 4), "Idempotency-Key",
+				"\"a\\\"b\\\\c\"");
+		HttpResponse<byte[]> same = http().post("/payments", payment("escaped", 4), "Idempotency-Key",
+				"\"a\\\"b\\\\c\"");
+		HttpResponse<byte[]> other = http().post("/payments", payment("escaped", 4), "Idempotency-Key", "\"ab\\\\c\"");
+		assertThat(escaped.statusCode()).isEqualTo(201);
+		assertThat(same.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(other.headers().firstValue("Idempotent-Replayed")).isEmpty();
+		assertThat(this.payments.executions("escaped")).isEqualTo(2);
 	}
 
 	@Test

@@ -1,6 +1,7 @@
 package io.github.idempotency.web;
 
 import java.net.URI;
+import java.security.Principal;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -13,7 +14,19 @@ import io.github.idempotency.Idempotent;
 import io.github.idempotency.InProgressPolicy;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.core.userdetails.User;
+import org.springframework.security.core.userdetails.UserDetailsService;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.ErrorResponseException;
@@ -28,8 +41,34 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import(WebTestApplication.Payments.class)
+@Import({ WebTestApplication.Payments.class, WebTestApplication.Security.class })
 class WebTestApplication {
+
+	/**
+	 * Spring Security with two users over basic auth: {@code /me/**} needs one of them,
+	 * the rest is open (and anonymous without credentials).
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class Security {
+
+		@Bean
+		SecurityFilterChain securityFilterChain(HttpSecurity http) {
+			return http.authorizeHttpRequests((requests) -> requests.requestMatchers("/me/**")
+				.authenticated()
+				.anyRequest()
+				.permitAll())
+				.httpBasic(Customizer.withDefaults())
+				.csrf((csrf) -> csrf.disable())
+				.build();
+		}
+
+		@Bean
+		UserDetailsService users() {
+			return new InMemoryUserDetailsManager(User.withUsername("alice").password("{noop}alice-pw").build(),
+					User.withUsername("bob").password("{noop}bob-pw").build());
+		}
+
+	}
 
 	record PaymentRequest(String account, long amount) {
 	}
@@ -50,6 +89,17 @@ class WebTestApplication {
 
 		OutOfStockException() {
 			super(HttpStatus.GONE);
+		}
+
+	}
+
+	static class InsufficientFundsException extends RuntimeException {
+
+		final String account;
+
+		InsufficientFundsException(String account) {
+			super("insufficient funds on " + account);
+			this.account = account;
 		}
 
 	}
@@ -140,6 +190,50 @@ class WebTestApplication {
 				throw new OutOfStockException();
 			}
 			throw new CardDeclinedException("card declined for " + request.account());
+		}
+
+		@PostMapping("/transfers")
+		@ResponseStatus(HttpStatus.CREATED)
+		@Idempotent
+		Receipt transfer(@RequestParam String to, @RequestBody PaymentRequest request) {
+			String id = run(request.account());
+			return new Receipt(id, request.account() + "->" + to, request.amount());
+		}
+
+		@PostMapping(path = "/forms", consumes = MediaType.APPLICATION_FORM_URLENCODED_VALUE)
+		@Idempotent
+		Receipt form(@RequestParam String account, @RequestParam long amount) {
+			return new Receipt(run(account), account, amount);
+		}
+
+		@PostMapping("/me/payments")
+		@ResponseStatus(HttpStatus.CREATED)
+		@Idempotent
+		Receipt payMine(@RequestBody PaymentRequest request, Principal principal) {
+			run(principal.getName());
+			return new Receipt("pay-" + this.sequence.incrementAndGet(), principal.getName(), request.amount());
+		}
+
+		@PostMapping("/withdrawals")
+		@Idempotent(recordFailureFor = InsufficientFundsException.class)
+		Receipt withdraw(@RequestBody PaymentRequest request) {
+			run(request.account());
+			throw new InsufficientFundsException(request.account());
+		}
+
+		// the application's own answer to a permanent failure: a problem of its own type,
+		// an allow-listed header and one off the list
+		@ExceptionHandler(InsufficientFundsException.class)
+		ResponseEntity<ProblemDetail> insufficientFunds(InsufficientFundsException ex) {
+			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.FORBIDDEN,
+					"Account " + ex.account + " cannot pay this withdrawal");
+			problem.setType(URI.create("https://payments.example/problems/insufficient-funds"));
+			problem.setTitle("Insufficient funds");
+			problem.setProperty("attempt", this.sequence.incrementAndGet());
+			return ResponseEntity.status(HttpStatus.FORBIDDEN)
+				.header("Content-Location", "/accounts/" + ex.account)
+				.header("X-Trace", "trace-" + this.sequence.get())
+				.body(problem);
 		}
 
 		@PostMapping("/slow")

@@ -1,6 +1,7 @@
 package io.github.idempotency.sample;
 
 import java.net.URI;
+import java.security.Principal;
 import java.time.Instant;
 
 import io.github.idempotency.Idempotent;
@@ -34,6 +35,24 @@ public class PaymentController {
 	}
 
 	/**
+	 * The secured variant: the same charge for an authenticated customer. Keys are scoped by
+	 * the principal without any configuration, so two customers sending the same
+	 * {@code Idempotency-Key} each get their own charge and receipt.
+	 * @param order the payment to charge
+	 * @param customer the authenticated customer
+	 * @return the receipt
+	 */
+	@PostMapping("/my/payments")
+	@Transactional
+	@Idempotent(workflow = "my-payment-api")
+	public ResponseEntity<CustomerReceipt> payMine(@RequestBody Order order, Principal customer) {
+		Payment payment = this.payments.save(new Payment(order.paymentId(), order.amountCents(), Instant.now()));
+		return ResponseEntity.created(URI.create("/payments/" + payment.getId()))
+			.body(new CustomerReceipt(customer.getName(), payment.getId(), payment.getPaymentId(),
+					payment.getAmountCents()));
+	}
+
+	/**
 	 * A payment to charge.
 	 *
 	 * @param paymentId the business id of the payment
@@ -50,6 +69,17 @@ public class PaymentController {
 	 * @param amountCents the amount in cents
 	 */
 	public record Receipt(long id, String paymentId, long amountCents) {
+	}
+
+	/**
+	 * The charged payment of a customer.
+	 *
+	 * @param customer the authenticated customer
+	 * @param id the id of the charge
+	 * @param paymentId the business id of the payment
+	 * @param amountCents the amount in cents
+	 */
+	public record CustomerReceipt(String customer, long id, String paymentId, long amountCents) {
 	}
 
 }

@@ -5,6 +5,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 
 import org.junit.jupiter.api.Test;
 
@@ -60,6 +62,46 @@ class PaymentControllerTest {
 				"8e03978e-40d5-43e8-bc93-6894a57f9324");
 		assertThat(reused.statusCode()).isEqualTo(422);
 		assertThat(reused.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+	}
+
+	private HttpResponse<String> payMine(String user, String json, String key)
+			throws IOException, InterruptedException {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + "/my/payments"))
+			.header("Content-Type", "application/json")
+			.header("Authorization", "Basic " + Base64.getEncoder()
+				.encodeToString((user + ":" + user + "-pw").getBytes(StandardCharsets.UTF_8)))
+			.header("Idempotency-Key", key)
+			.POST(HttpRequest.BodyPublishers.ofString(json))
+			.build();
+		return this.client.send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
+	@Test
+	void twoCustomersSendingTheSameKeyEachGetTheirOwnCharge() throws Exception {
+		String key = "\"0d9c1b4e-3f7a-4c55-9e0b-2b7f6a1c8d42\"";
+		HttpResponse<String> alice = payMine("alice", "{\"paymentId\":\"http-alice\",\"amountCents\":500}", key);
+		HttpResponse<String> bob = payMine("bob", "{\"paymentId\":\"http-bob\",\"amountCents\":500}", key);
+		HttpResponse<String> aliceRetry = payMine("alice", "{\"paymentId\":\"http-alice\",\"amountCents\":500}",
+				key);
+		assertThat(alice.statusCode()).isEqualTo(201);
+		assertThat(alice.body()).contains("\"customer\":\"alice\"");
+		assertThat(bob.statusCode()).isEqualTo(201);
+		assertThat(bob.body()).contains("\"customer\":\"bob\"");
+		assertThat(bob.headers().firstValue("Idempotent-Replayed")).isEmpty();
+		assertThat(aliceRetry.body()).isEqualTo(alice.body());
+		assertThat(aliceRetry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(this.payments.findAll().stream().filter((payment) -> payment.getPaymentId().startsWith("http-")
+				&& !payment.getPaymentId().matches("http-\\d"))).hasSize(2);
+	}
+
+	@Test
+	void theSecuredVariantNeedsAUser() throws Exception {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + "/my/payments"))
+			.header("Content-Type", "application/json")
+			.header("Idempotency-Key", "anonymous")
+			.POST(HttpRequest.BodyPublishers.ofString("{\"paymentId\":\"http-anon\",\"amountCents\":1}"))
+			.build();
+		assertThat(this.client.send(request, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
 	}
 
 	@Test

@@ -1,0 +1,67 @@
+package io.github.idempotency.web;
+
+import java.util.Collections;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.idempotency.InvalidIdempotencyKeyException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The {@code Idempotency-Key} field as RFC 8941 reads it, and the bare token accepted
+ * besides.
+ */
+class IdempotencyKeyHeaderTest {
+
+	private static String parse(String... lines) {
+		return IdempotencyKeyHeader.parse("Idempotency-Key", Collections.enumeration(List.of(lines)));
+	}
+
+	@Test
+	void aStructuredFieldStringIsItsContent() {
+		assertThat(parse("\"8e03978e-40d5-43e8-bc93-6894a57f9324\"")).isEqualTo("8e03978e-40d5-43e8-bc93-6894a57f9324");
+		assertThat(parse("  \"a b\"  ")).isEqualTo("a b");
+		assertThat(parse("\"a\\\"b\\\\c\"")).isEqualTo("a\"b\\c");
+	}
+
+	@Test
+	void parametersAreParsedAndIgnored() {
+		assertThat(parse("\"k\";v=1;flag;w=\"x\";t=abc;d=1.5;b=?0;s=:AQID:")).isEqualTo("k");
+	}
+
+	@Test
+	void anEmptyStringOrFieldIsAnEmptyKey() {
+		assertThat(parse("\"\"")).isEmpty();
+		assertThat(parse("")).isEmpty();
+	}
+
+	@Test
+	void noFieldIsNoKey() {
+		assertThat(IdempotencyKeyHeader.parse("Idempotency-Key", Collections.emptyEnumeration())).isNull();
+		assertThat(IdempotencyKeyHeader.parse("Idempotency-Key", null)).isNull();
+	}
+
+	@Test
+	void aBareTokenIsTheSameKeyAsTheQuotedOne() {
+		assertThat(parse("8e03978e-40d5-43e8-bc93-6894a57f9324")).isEqualTo(parse("\"8e03978e-40d5-43e8-bc93-6894a57f9324\""));
+		assertThat(parse("order:42/retry")).isEqualTo("order:42/retry");
+	}
+
+	@Test
+	void malformedValuesAreInvalidKeys() {
+		for (String malformed : List.of("\"open", "\"a\\nb\"", "\"a\" b", "a b", "\"a\",\"b\"", "\"caf\u00e9\"",
+				"\"tab\there\"", "\"a\";=1", "\"a\";V=1", "\"a\";v=", "k;v=1", "a\"b", "\"a\\\"")) {
+			assertThatExceptionOfType(InvalidIdempotencyKeyException.class).as(malformed)
+				.isThrownBy(() -> parse(malformed));
+		}
+	}
+
+	@Test
+	void twoFieldLinesAreAList() {
+		assertThatExceptionOfType(InvalidIdempotencyKeyException.class).isThrownBy(() -> parse("\"a\"", "\"b\""));
+	}
+
+}
