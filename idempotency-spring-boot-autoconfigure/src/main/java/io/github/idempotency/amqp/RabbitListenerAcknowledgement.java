@@ -2,7 +2,9 @@ package io.github.idempotency.amqp;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 import com.rabbitmq.client.Channel;
 import org.jspecify.annotations.Nullable;
@@ -19,6 +21,7 @@ import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer
 import org.springframework.amqp.rabbit.listener.RabbitListenerContainerFactory;
 import org.springframework.amqp.support.AmqpHeaders;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.Ordered;
@@ -47,7 +50,9 @@ import org.springframework.util.StringUtils;
  * is the listener's {@code ackMode}, else its container factory's
  * ({@code containerFactory}, else {@code rabbitListenerContainerFactory}).
  */
-public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, Ordered {
+public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, Ordered, SmartInitializingSingleton {
+
+	private final Queue<Listener> listeners = new ConcurrentLinkedQueue<>();
 
 	private static final String DEFAULT_FACTORY = "rabbitListenerContainerFactory";
 
@@ -65,33 +70,64 @@ public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, O
 	@Override
 	public @Nullable Adaptation adapt(Method method, Class<?> targetClass, Idempotent annotation) {
 		RabbitListener listener = listener(method, targetClass);
-		if (listener == null || ackMode(listener) != AcknowledgeMode.MANUAL) {
+		if (listener == null) {
 			return null;
 		}
-		if (!StringUtils.hasText(annotation.key())) {
-			throw new IllegalArgumentException("'key' must not be empty");
-		}
-		String what = "its @RabbitListener acknowledges by hand (AcknowledgeMode.MANUAL), but a message the starter "
-				+ "answers without running it (a duplicate) could not be acknowledged: ";
-		if (StringUtils.hasText(annotation.batch()) || parameter(method, List.class) >= 0) {
-			throw new IllegalArgumentException(what + "a batch listener with manual acknowledgement is not "
-					+ "supported; use AcknowledgeMode.AUTO for it, or a listener of one message");
-		}
+		String problem = null;
+		Settling adaptation = null;
 		int channel = parameter(method, Channel.class);
-		if (channel < 0) {
-			throw new IllegalArgumentException(what + "add a " + Channel.class.getName()
-					+ " parameter (and call basicAck(deliveryTag, false) on it), or use AcknowledgeMode.AUTO");
-		}
 		int tag = deliveryTagHeader(method);
 		int message = parameter(method, org.springframework.amqp.core.Message.class);
 		if (message < 0) {
 			message = parameter(method, Message.class);
 		}
-		if (tag < 0 && message < 0) {
-			throw new IllegalArgumentException(what + "it cannot read the delivery tag; add a Message parameter or "
-					+ "@Header(AmqpHeaders.DELIVERY_TAG) long deliveryTag");
+		if (StringUtils.hasText(annotation.batch()) || parameter(method, List.class) >= 0) {
+			problem = "a batch listener with manual acknowledgement is not supported; use AcknowledgeMode.AUTO for "
+					+ "it, or a listener of one message";
 		}
-		return new Settling(channel, tag, message);
+		else if (channel < 0) {
+			problem = "add a " + Channel.class.getName()
+					+ " parameter (and call basicAck(deliveryTag, false) on it), or use AcknowledgeMode.AUTO";
+		}
+		else if (tag < 0 && message < 0) {
+			problem = "it cannot read the delivery tag; add a Message parameter or "
+					+ "@Header(AmqpHeaders.DELIVERY_TAG) long deliveryTag";
+		}
+		else {
+			if (!StringUtils.hasText(annotation.key())) {
+				throw new IllegalArgumentException("'key' must not be empty (only a Spring MVC handler method takes "
+						+ "its key from a request header)");
+			}
+			adaptation = new Settling(channel, tag, message, new boolean[1]);
+		}
+		// the ack mode may be the container factory's, read once every bean exists (the factory
+		// may need beans of the listener's own class)
+		this.listeners.add(new Listener(method, targetClass, listener, problem, adaptation));
+		return adaptation;
+	}
+
+	/**
+	 * Fails the start for a manual-ack listener the starter cannot settle for, and tells the
+	 * others whether they settle.
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		for (Listener listener : this.listeners) {
+			boolean manual = ackMode(listener.annotation()) == AcknowledgeMode.MANUAL;
+			if (listener.adaptation() != null) {
+				listener.adaptation().manual()[0] = manual;
+			}
+			if (manual && listener.problem() != null) {
+				throw new IllegalStateException("@Idempotent on " + ClassUtils.getUserClass(listener.targetClass())
+					.getName() + "." + listener.method().getName() + " cannot work: its @RabbitListener acknowledges "
+						+ "by hand (AcknowledgeMode.MANUAL), but a message the starter answers without running it (a "
+						+ "duplicate) could not be acknowledged: " + listener.problem());
+			}
+		}
+	}
+
+	private record Listener(Method method, Class<?> targetClass, RabbitListener annotation, @Nullable String problem,
+			@Nullable Settling adaptation) {
 	}
 
 	private static @Nullable RabbitListener listener(Method method, Class<?> targetClass) {
@@ -149,11 +185,15 @@ public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, O
 		return -1;
 	}
 
-	private record Settling(int channel, int tag, int message) implements Adaptation {
+	private record Settling(int channel, int tag, int message, boolean[] manual) implements Adaptation {
 
 		@Override
 		public @Nullable Object invoke(@Nullable Object key, @Nullable Object payload, Invocation invocation)
 				throws Throwable {
+			if (!this.manual[0]) {
+				// the container acknowledges
+				return invocation.execute(key, payload, invocation::proceed);
+			}
 			boolean[] ran = { false };
 			IdempotencyEngine.Action action = () -> {
 				ran[0] = true;

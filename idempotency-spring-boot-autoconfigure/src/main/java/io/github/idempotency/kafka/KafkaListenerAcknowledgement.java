@@ -4,6 +4,8 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 
@@ -17,6 +19,7 @@ import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.core.IdempotencyEngine;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -51,7 +54,9 @@ import org.springframework.util.StringUtils;
  * start, naming the method and what to add. The ack mode is read from the listener's
  * container factory ({@code containerFactory}, else {@code kafkaListenerContainerFactory}).
  */
-public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Ordered {
+public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Ordered, SmartInitializingSingleton {
+
+	private final Queue<Listener> listeners = new ConcurrentLinkedQueue<>();
 
 	private static final String DEFAULT_FACTORY = "kafkaListenerContainerFactory";
 
@@ -73,37 +78,66 @@ public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Or
 			// not a listener; or one whose result Spring Kafka acknowledges when it completes
 			return null;
 		}
-		AckMode mode = ackMode(listener);
-		boolean manual = mode == AckMode.MANUAL || mode == AckMode.MANUAL_IMMEDIATE;
-		int acknowledgment = parameter(method, Acknowledgment.class);
-		if (!manual && acknowledgment < 0) {
-			// the container acknowledges
-			return null;
-		}
-		if (!StringUtils.hasText(annotation.key())) {
-			throw new IllegalArgumentException("'key' must not be empty");
-		}
 		boolean batch = StringUtils.hasText(annotation.batch());
-		if (acknowledgment >= 0) {
-			return batch ? new BatchAcknowledging(acknowledgment) : new Acknowledging(acknowledgment, -1, -1);
-		}
-		String what = "its @KafkaListener acknowledges by hand (AckMode." + mode + "), but a record the starter "
-				+ "answers without running it (a duplicate) could not be acknowledged: ";
+		int acknowledgment = parameter(method, Acknowledgment.class);
 		int consumer = parameter(method, Consumer.class);
-		if (batch) {
-			throw new IllegalArgumentException(what + "add an " + Acknowledgment.class.getName()
-					+ " parameter (a batch is acknowledged through it), or use another AckMode");
-		}
 		int record = parameter(method, ConsumerRecord.class);
 		if (record < 0) {
 			record = parameter(method, Message.class);
 		}
-		if (consumer < 0 || record < 0) {
-			throw new IllegalArgumentException(what + "add an " + Acknowledgment.class.getName()
-					+ " parameter and call acknowledge() (or take a Consumer and the ConsumerRecord, and commit), "
-					+ "or use another AckMode");
+		Adaptation adaptation = null;
+		if (acknowledgment >= 0 || (consumer >= 0 && record >= 0 && !batch)) {
+			if (!StringUtils.hasText(annotation.key())) {
+				throw new IllegalArgumentException("'key' must not be empty (only a Spring MVC handler method takes "
+						+ "its key from a request header)");
+			}
+			adaptation = (acknowledgment < 0) ? new Acknowledging(-1, consumer, record, new boolean[1])
+					: batch ? new BatchAcknowledging(acknowledgment) : new Acknowledging(acknowledgment, -1, -1, null);
 		}
-		return new Acknowledging(-1, consumer, record);
+		// the ack mode is the container factory's, read once every bean exists (the factory may
+		// need beans of the listener's own class)
+		this.listeners.add(new Listener(method, targetClass, listener, (adaptation != null) ? null
+				: problem(batch, consumer, record), adaptation));
+		return adaptation;
+	}
+
+	/**
+	 * What a manual-ack listener without an {@code Acknowledgment} lacks, or {@code null}
+	 * when committing with its {@code Consumer} works.
+	 */
+	private static String problem(boolean batch, int consumer, int record) {
+		if (batch) {
+			return "add an " + Acknowledgment.class.getName()
+					+ " parameter (a batch is acknowledged through it), or use another AckMode";
+		}
+		return "add an " + Acknowledgment.class.getName()
+				+ " parameter and call acknowledge() (or take a Consumer and the ConsumerRecord, and commit), "
+				+ "or use another AckMode";
+	}
+
+	/**
+	 * Fails the start for a manual-ack listener the starter cannot acknowledge for, and
+	 * tells the listeners that commit with their {@code Consumer} whether they must.
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		for (Listener listener : this.listeners) {
+			AckMode mode = ackMode(listener.annotation());
+			boolean manual = mode == AckMode.MANUAL || mode == AckMode.MANUAL_IMMEDIATE;
+			if (listener.adaptation() instanceof Acknowledging acknowledging && acknowledging.manual() != null) {
+				acknowledging.manual()[0] = manual;
+			}
+			if (manual && listener.problem() != null) {
+				throw new IllegalStateException("@Idempotent on " + ClassUtils.getUserClass(listener.targetClass())
+					.getName() + "." + listener.method().getName() + " cannot work: its @KafkaListener acknowledges "
+						+ "by hand (AckMode." + mode + "), but a record the starter answers without running it (a "
+						+ "duplicate) could not be acknowledged: " + listener.problem());
+			}
+		}
+	}
+
+	private record Listener(Method method, Class<?> targetClass, KafkaListener annotation, @Nullable String problem,
+			@Nullable Adaptation adaptation) {
 	}
 
 	private static @Nullable KafkaListener listener(Method method, Class<?> targetClass) {
@@ -154,7 +188,8 @@ public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Or
 	/**
 	 * A record listener: acknowledges a record the engine answered without running it.
 	 */
-	private record Acknowledging(int acknowledgment, int consumer, int record) implements Adaptation {
+	private record Acknowledging(int acknowledgment, int consumer, int record, boolean @Nullable [] manual)
+			implements Adaptation {
 
 		@Override
 		public @Nullable Object invoke(@Nullable Object key, @Nullable Object payload, Invocation invocation)
@@ -178,7 +213,7 @@ public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Or
 				}
 				return;
 			}
-			if (arguments[this.consumer] instanceof Consumer<?, ?> consumer) {
+			if (this.manual != null && this.manual[0] && arguments[this.consumer] instanceof Consumer<?, ?> consumer) {
 				Object record = arguments[this.record];
 				if (record instanceof ConsumerRecord<?, ?> consumerRecord) {
 					commit(consumer, consumerRecord.topic(), consumerRecord.partition(), consumerRecord.offset());
