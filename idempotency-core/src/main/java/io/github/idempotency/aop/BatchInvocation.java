@@ -40,6 +40,36 @@ final class BatchInvocation {
 			throw new IllegalStateException("@Idempotent(batch = ...) needs a Spring AOP proxy to call "
 					+ method.method() + " with the elements it must run");
 		}
+		IdempotentMethodAdapter.Adaptation adaptation = method.adaptation();
+		if (adaptation == null) {
+			run(resolver, method, proxyInvocation, batch, (positions, runArguments) -> runArguments);
+			return null;
+		}
+		adaptation.invokeBatch(new IdempotentMethodAdapter.BatchCall() {
+
+			@Override
+			public List<?> batch() {
+				return batch;
+			}
+
+			@Override
+			public @Nullable Object[] arguments() {
+				return arguments;
+			}
+
+			@Override
+			public void execute(IdempotentMethodAdapter.BatchArguments runArguments) throws Throwable {
+				run(resolver, method, proxyInvocation, batch, runArguments);
+			}
+
+		});
+		return null;
+	}
+
+	private static void run(IdempotentMethodResolver resolver, IdempotentMethod method,
+			ProxyMethodInvocation invocation, List<?> batch, IdempotentMethodAdapter.BatchArguments runArguments)
+			throws Throwable {
+		@Nullable Object[] arguments = invocation.getArguments().clone();
 		EvaluationContext context = resolver.evaluationContext(method, arguments);
 		List<BatchItem> items = new ArrayList<>(batch.size());
 		for (int i = 0; i < batch.size(); i++) {
@@ -53,12 +83,11 @@ final class BatchInvocation {
 			for (int position : positions) {
 				run.add(batch.get(position));
 			}
-			@Nullable Object[] runArguments = arguments.clone();
-			runArguments[method.batchParameter()] = run;
-			proxyInvocation.setArguments(runArguments);
-			proxyInvocation.proceed();
+			@Nullable Object[] callArguments = arguments.clone();
+			callArguments[method.batchParameter()] = run;
+			invocation.setArguments(runArguments.apply(positions.clone(), callArguments));
+			invocation.proceed();
 		});
-		return null;
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.idempotency.aop;
 
 import java.lang.reflect.Method;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -12,8 +13,10 @@ import io.github.idempotency.internal.OperationDefinition;
  * Adapts {@link Idempotent} to a kind of method without changing the aspect: a default
  * key and payload where the annotation leaves them out, a different shape of what is
  * stored, a call wrapped before and after the engine. The web layer uses it for Spring
- * MVC handler methods. The first adapter (in {@code Ordered} order) that answers for a
- * method adapts it; a method no adapter answers for must name its {@code key}.
+ * MVC handler methods, the broker glue for listeners that acknowledge by hand. One adapter
+ * adapts a method: two that answer for the same method fail its resolution (an HTTP
+ * handler is never a listener); a method no adapter answers for must name its
+ * {@code key}.
  */
 @FunctionalInterface
 public interface IdempotentMethodAdapter {
@@ -54,6 +57,60 @@ public interface IdempotentMethodAdapter {
 		 */
 		@Nullable Object invoke(@Nullable Object key, @Nullable Object payload, Invocation invocation)
 				throws Throwable;
+
+		/**
+		 * Runs one call of a batch method ({@code Idempotent#batch}); by default as it is.
+		 * @param call the engine, the delivered batch and the method
+		 * @throws Throwable what the method or the engine threw
+		 */
+		default void invokeBatch(BatchCall call) throws Throwable {
+			call.execute((positions, arguments) -> arguments);
+		}
+
+	}
+
+	/**
+	 * One call of an adapted batch method.
+	 */
+	interface BatchCall {
+
+		/**
+		 * The batch as it was delivered (the method's batch argument).
+		 * @return the elements
+		 */
+		List<?> batch();
+
+		/**
+		 * The arguments of the call, as it was made.
+		 * @return the arguments
+		 */
+		@Nullable Object[] arguments();
+
+		/**
+		 * Runs the batch on the engine, which calls the method at most once, with the
+		 * elements it must run; it is not called when none must.
+		 * @param arguments what the method is called with: given the positions (ascending
+		 * indexes into {@link #batch()}) of the elements that run and the arguments with
+		 * the batch parameter narrowed to them, the arguments to call it with
+		 * @throws Throwable what the method or the engine threw
+		 */
+		void execute(BatchArguments arguments) throws Throwable;
+
+	}
+
+	/**
+	 * The arguments a batch method is called with.
+	 */
+	@FunctionalInterface
+	interface BatchArguments {
+
+		/**
+		 * The arguments to call the method with.
+		 * @param positions the positions in the delivered batch of the elements that run
+		 * @param arguments the arguments, the batch parameter narrowed to those elements
+		 * @return the arguments to call the method with ({@code arguments}, changed or not)
+		 */
+		@Nullable Object[] apply(int[] positions, @Nullable Object[] arguments);
 
 	}
 

@@ -157,13 +157,22 @@ public final class IdempotentMethodResolver {
 
 	private IdempotentMethodAdapter.@Nullable Adaptation adapt(Method method, Class<?> targetClass,
 			Idempotent annotation) {
+		IdempotentMethodAdapter.Adaptation found = null;
+		IdempotentMethodAdapter first = null;
 		for (IdempotentMethodAdapter adapter : this.adapters) {
 			IdempotentMethodAdapter.Adaptation adaptation = adapter.adapt(method, targetClass, annotation);
+			if (adaptation != null && found != null) {
+				// an HTTP handler that is also a listener: each adapter would store and answer differently
+				throw new IllegalArgumentException("both " + first.getClass().getSimpleName() + " and "
+						+ adapter.getClass().getSimpleName() + " adapt it (is it an HTTP handler and a listener?); "
+						+ "make it one or the other");
+			}
 			if (adaptation != null) {
-				return adaptation;
+				found = adaptation;
+				first = adapter;
 			}
 		}
-		return null;
+		return found;
 	}
 
 	private int batchParameter(Method method, String batch) {

@@ -5,6 +5,8 @@ import io.github.idempotency.kafka.IdempotencyKafkaErrorHandlerPostProcessor;
 import io.github.idempotency.kafka.IdempotencyKafkaErrors;
 import io.github.idempotency.kafka.KafkaBatchFailures;
 import io.github.idempotency.kafka.KafkaHeaderKeyConverter;
+import io.github.idempotency.kafka.KafkaListenerAcknowledgement;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -28,7 +30,10 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
  * Kafka's default back off and logging recoverer is defined, which Spring Boot hands to
  * its listener container factory. {@code @Idempotent(batch = ...)} listeners report the
  * failure of one record with {@code BatchListenerFailedException}
- * ({@link KafkaBatchFailures}).
+ * ({@link KafkaBatchFailures}). Listeners that acknowledge by hand have the records the
+ * starter answers without running them acknowledged ({@link KafkaListenerAcknowledgement}),
+ * and the starter's {@code DefaultErrorHandler} commits the records it recovers in every ack
+ * mode.
  */
 @AutoConfiguration(beforeName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
 @ConditionalOnClass(name = "org.apache.kafka.common.header.Header")
@@ -58,10 +63,19 @@ public final class IdempotencyKafkaAutoConfiguration {
 		}
 
 		@Bean
+		@ConditionalOnMissingBean
+		KafkaListenerAcknowledgement idempotencyKafkaListenerAcknowledgement(BeanFactory beanFactory) {
+			return new KafkaListenerAcknowledgement(beanFactory);
+		}
+
+		@Bean
 		@ConditionalOnMissingBean(CommonErrorHandler.class)
 		DefaultErrorHandler idempotencyKafkaErrorHandler() {
 			// the post-processor classifies it too; classify here so it stands on its own
-			return IdempotencyKafkaErrors.classify(new DefaultErrorHandler());
+			DefaultErrorHandler errorHandler = IdempotencyKafkaErrors.classify(new DefaultErrorHandler());
+			// MANUAL_IMMEDIATE commits only what the handler commits: a recovered record would come back
+			errorHandler.setCommitRecovered(true);
+			return errorHandler;
 		}
 
 	}

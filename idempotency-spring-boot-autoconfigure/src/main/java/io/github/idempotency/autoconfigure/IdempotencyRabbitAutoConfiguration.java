@@ -4,6 +4,8 @@ import io.github.idempotency.amqp.IdempotencyFatalExceptionStrategy;
 import io.github.idempotency.amqp.IdempotencyRabbitContainerCustomizer;
 import io.github.idempotency.amqp.IdempotencyRabbitRetrySettingsCustomizer;
 import io.github.idempotency.amqp.IdempotentRabbitListenerReplyCheck;
+import io.github.idempotency.amqp.RabbitListenerAcknowledgement;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.amqp.rabbit.config.ContainerCustomizer;
 import org.springframework.amqp.rabbit.listener.DirectMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
@@ -33,6 +35,10 @@ import org.springframework.context.annotation.Role;
  * <p>
  * An {@code @Idempotent @RabbitListener} method that returns a value but names no reply
  * destination ({@code @SendTo}) is logged as a warning when its bean is created.
+ * <p>
+ * Listeners that acknowledge by hand ({@code AcknowledgeMode.MANUAL}) have the messages the
+ * starter answers without running them settled on their {@code Channel}
+ * ({@link RabbitListenerAcknowledgement}).
  */
 @AutoConfiguration(beforeName = "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration")
 @ConditionalOnClass(SimpleMessageListenerContainer.class)
@@ -51,6 +57,12 @@ public final class IdempotencyRabbitAutoConfiguration {
 			parameterizedContainer = ContainerCustomizer.class)
 	IdempotencyRabbitContainerCustomizer<DirectMessageListenerContainer> idempotencyDirectRabbitContainerCustomizer() {
 		return new IdempotencyRabbitContainerCustomizer<>();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RabbitListenerAcknowledgement idempotencyRabbitListenerAcknowledgement(BeanFactory beanFactory) {
+		return new RabbitListenerAcknowledgement(beanFactory);
 	}
 
 	@Bean

@@ -205,7 +205,9 @@ class KafkaReadmeListenersTest {
 		// README, "Brokers / Kafka"
 		@Bean
 		DefaultErrorHandler errorHandler(KafkaTemplate<Object, Object> template) {
-			return new DefaultErrorHandler(new DeadLetterPublishingRecoverer(template), new FixedBackOff(1000, 9));
+			DefaultErrorHandler handler = new DefaultErrorHandler(new DeadLetterPublishingRecoverer(template), new FixedBackOff(1000, 9));
+			handler.setCommitRecovered(true);   // with MANUAL_IMMEDIATE, else a recovered record comes back after a restart
+			return handler;
 		}
 
 		@KafkaListener(topics = "payments-dlt")
