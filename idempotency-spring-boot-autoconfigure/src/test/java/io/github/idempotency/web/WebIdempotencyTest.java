@@ -154,6 +154,17 @@ class WebIdempotencyTest {
 	}
 
 	@Test
+	void aHandlerWhoseResponseCannotBeStoredRanOnceAndIsNotRunAgain() {
+		HttpResponse<byte[]> first = http().post("/unwritable", payment("unwritable", 1), "Idempotency-Key", "k-unw");
+		// the handler ran; its answer cannot be written (nor sent): recorded as failed, not released
+		assertThat(first.statusCode()).isGreaterThanOrEqualTo(500);
+		HttpResponse<byte[]> second = http().post("/unwritable", payment("unwritable", 1), "Idempotency-Key", "k-unw");
+		assertThat(second.statusCode()).isGreaterThanOrEqualTo(500);
+		assertThat(second.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(this.payments.executions("unwritable")).isOne();
+	}
+
+	@Test
 	void aReplayedPermanentFailureIsTheApplicationsOwnProblem() {
 		HttpResponse<byte[]> first = http().post("/withdrawals", payment("poor", 10), "Idempotency-Key", "k-poor");
 		HttpResponse<byte[]> second = http().post("/withdrawals", payment("poor", 10), "Idempotency-Key", "k-poor");

@@ -70,6 +70,18 @@ class WebTestApplication {
 
 	}
 
+	/** A response that Jackson can describe but not write: its getter throws. */
+	static class Unwritable {
+
+		public String getReceipt() {
+			throw new IllegalStateException("the receipt cannot be read");
+		}
+
+		public void setReceipt(String receipt) {
+		}
+
+	}
+
 	record PaymentRequest(String account, long amount) {
 	}
 
@@ -173,6 +185,13 @@ class WebTestApplication {
 		@Idempotent(key = "'close-' + #account")
 		String close(@PathVariable String account) {
 			return run(account);
+		}
+
+		@PostMapping("/unwritable")
+		@Idempotent
+		Unwritable unwritable(@RequestBody PaymentRequest request) {
+			run(request.account());
+			return new Unwritable();
 		}
 
 		@PostMapping("/pings")
