@@ -6,9 +6,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.Idempotent;
@@ -36,7 +38,7 @@ import static org.awaitility.Awaitility.await;
  */
 @EmbeddedKafka(partitions = 1,
 		topics = { KafkaManualAckTest.MANUAL, KafkaManualAckTest.MANUAL_IMMEDIATE, KafkaManualAckTest.ASYNC_ACKS,
-				KafkaManualAckTest.KEYLESS, KafkaManualAckTest.BATCH, KafkaManualAckTest.NO_ACK })
+				KafkaManualAckTest.CONSUMER, KafkaManualAckTest.KEYLESS, KafkaManualAckTest.BATCH, KafkaManualAckTest.NO_ACK })
 class KafkaManualAckTest {
 
 	static final String MANUAL = "ack-manual";
@@ -50,6 +52,8 @@ class KafkaManualAckTest {
 	static final String BATCH = "ack-batch";
 
 	static final String NO_ACK = "ack-none";
+
+	static final String CONSUMER = "ack-consumer";
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
@@ -80,6 +84,22 @@ class KafkaManualAckTest {
 				await().atMost(TIMEOUT).until(() -> requests(context, topic, "hit") == 1);
 				await().atMost(TIMEOUT).untilAsserted(() -> assertThat(committed(topic)).isEqualTo(3));
 				assertChargedOnce(context, "k-1", "k-2");
+			});
+	}
+
+	@Test
+	void aListenerThatCommitsThroughItsConsumerHasADuplicateLastRecordCommitted() {
+		this.runner.withUserConfiguration(ConsumerListener.class)
+			.withPropertyValues("spring.kafka.listener.ack-mode=manual")
+			.run((context) -> {
+				KafkaTemplate<String, String> template = template(context);
+				template.send(record(CONSUMER, 0, "c-1", "100"));
+				template.send(record(CONSUMER, 0, "c-2", "100"));
+				template.send(record(CONSUMER, 0, "c-1", "100"));
+				template.flush();
+				await().atMost(TIMEOUT).until(() -> requests(context, CONSUMER, "hit") == 1);
+				await().atMost(TIMEOUT).untilAsserted(() -> assertThat(committed(CONSUMER)).isEqualTo(3));
+				assertChargedOnce(context, "c-1", "c-2");
 			});
 	}
 
@@ -219,6 +239,25 @@ class KafkaManualAckTest {
 		public void onPayments(List<ConsumerRecord<String, String>> records, Acknowledgment ack) {
 			records.forEach(this.effects::apply);
 			ack.acknowledge(records.size() - 1);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ConsumerListener {
+
+		private final Effects effects;
+
+		ConsumerListener(Effects effects) {
+			this.effects = effects;
+		}
+
+		@KafkaListener(id = CONSUMER, topics = CONSUMER)
+		@Idempotent(key = "#record.headers.lastHeader('idempotency-key')", workflow = CONSUMER)
+		public void onPayment(ConsumerRecord<String, String> record, Consumer<?, ?> consumer) {
+			this.effects.apply(record);
+			consumer.commitSync(Map.of(new TopicPartition(record.topic(), record.partition()),
+					new OffsetAndMetadata(record.offset() + 1)));
 		}
 
 	}
