@@ -24,7 +24,7 @@ import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
-import io.github.idempotency.testsupport.TestServers;
+import io.github.idempotency.testservers.TestServers;
 import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageBuilder;

@@ -16,7 +16,7 @@ import io.github.idempotency.Idempotent;
 import io.github.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import io.github.idempotency.autoconfigure.IdempotencyRabbitAutoConfiguration;
 import io.github.idempotency.metrics.IdempotencyMeters;
-import io.github.idempotency.testsupport.TestServers;
+import io.github.idempotency.testservers.TestServers;
 import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageBuilder;

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
-import io.github.idempotency.testsupport.TestDatabases;
+import io.github.idempotency.testservers.TestDatabases;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;

@@ -15,7 +15,7 @@ import io.github.idempotency.store.hybrid.HybridIdempotencyStore;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 import io.github.idempotency.store.redis.RedisIdempotencyStore;
-import io.github.idempotency.testsupport.TestServers;
+import io.github.idempotency.testservers.TestServers;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import io.github.idempotency.actuate.IdempotencyEndpoint;
 import io.github.idempotency.firsthour.FirstHourApplication.PaymentRequest;
 import io.github.idempotency.firsthour.FirstHourApplication.Receipt;
-import io.github.idempotency.testsupport.TestServers;
+import io.github.idempotency.testservers.TestServers;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;

@@ -23,7 +23,7 @@ import io.github.idempotency.InProgressPolicy;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
-import io.github.idempotency.testsupport.CountingIdempotencyStore;
+import io.github.idempotency.testservers.CountingIdempotencyStore;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;

@@ -22,7 +22,7 @@ import io.github.idempotency.store.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
-import io.github.idempotency.testsupport.CountingIdempotencyStore;
+import io.github.idempotency.testservers.CountingIdempotencyStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

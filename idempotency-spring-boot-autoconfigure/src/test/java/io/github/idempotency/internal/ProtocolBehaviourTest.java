@@ -39,10 +39,10 @@ import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 import io.github.idempotency.store.redis.RedisIdempotencyStore;
-import io.github.idempotency.testsupport.CountingIdempotencyStore;
-import io.github.idempotency.testsupport.RedisConnections;
-import io.github.idempotency.testsupport.TestDatabases;
-import io.github.idempotency.testsupport.TestServers;
+import io.github.idempotency.testservers.CountingIdempotencyStore;
+import io.github.idempotency.testservers.RedisConnections;
+import io.github.idempotency.testservers.TestDatabases;
+import io.github.idempotency.testservers.TestServers;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;

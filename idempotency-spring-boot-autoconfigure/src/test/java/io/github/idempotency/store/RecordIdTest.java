@@ -18,7 +18,7 @@ import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.internal.IdempotentOperation;
 import io.github.idempotency.internal.OperationDefinition;
-import io.github.idempotency.testsupport.UnreachableIdempotencyStore;
+import io.github.idempotency.testservers.UnreachableIdempotencyStore;
 import org.springframework.util.StringUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.store.IdempotencyStore;
-import io.github.idempotency.testsupport.UnreachableIdempotencyStore;
+import io.github.idempotency.testservers.UnreachableIdempotencyStore;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;

@@ -11,7 +11,7 @@ import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.MutableClock;
 import io.github.idempotency.store.RecordId;
-import io.github.idempotency.testsupport.TestDatabases;
+import io.github.idempotency.testservers.TestDatabases;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

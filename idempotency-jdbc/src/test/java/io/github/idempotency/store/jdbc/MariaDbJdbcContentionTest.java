@@ -8,7 +8,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Nested;
 
-import io.github.idempotency.testsupport.TestDatabases;
+import io.github.idempotency.testservers.TestDatabases;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.TransactionDefinition;
 

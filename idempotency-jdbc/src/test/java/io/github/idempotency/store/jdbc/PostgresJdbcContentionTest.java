@@ -5,7 +5,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
-import io.github.idempotency.testsupport.TestDatabases;
+import io.github.idempotency.testservers.TestDatabases;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 class PostgresJdbcContentionTest extends JdbcContentionTests {

@@ -28,7 +28,7 @@ import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
-import io.github.idempotency.testsupport.TestDatabases;
+import io.github.idempotency.testservers.TestDatabases;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;

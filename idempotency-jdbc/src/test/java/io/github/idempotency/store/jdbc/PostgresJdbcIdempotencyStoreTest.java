@@ -5,7 +5,7 @@ import java.time.Duration;
 
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.IdempotencyStoreContract;
-import io.github.idempotency.testsupport.TestDatabases;
+import io.github.idempotency.testservers.TestDatabases;
 
 class PostgresJdbcIdempotencyStoreTest extends IdempotencyStoreContract {
 

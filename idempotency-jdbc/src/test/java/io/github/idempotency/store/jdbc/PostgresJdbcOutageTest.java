@@ -21,9 +21,9 @@ import io.github.idempotency.internal.OperationDefinition;
 import io.github.idempotency.observe.StoreOperation;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
-import io.github.idempotency.testsupport.FailedStoreCall;
-import io.github.idempotency.testsupport.PostgresOutage;
-import io.github.idempotency.testsupport.TestDatabases;
+import io.github.idempotency.testservers.FailedStoreCall;
+import io.github.idempotency.testservers.PostgresOutage;
+import io.github.idempotency.testservers.TestDatabases;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

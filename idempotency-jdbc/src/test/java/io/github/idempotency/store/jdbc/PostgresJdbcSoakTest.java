@@ -1,6 +1,6 @@
 package io.github.idempotency.store.jdbc;
 
-import io.github.idempotency.testsupport.TestDatabases;
+import io.github.idempotency.testservers.TestDatabases;
 
 class PostgresJdbcSoakTest extends JdbcSoakTests {
 

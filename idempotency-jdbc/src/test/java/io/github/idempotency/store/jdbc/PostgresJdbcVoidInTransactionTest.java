@@ -29,7 +29,7 @@ import io.github.idempotency.internal.OperationDefinition;
 import io.github.idempotency.store.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
-import io.github.idempotency.testsupport.TestDatabases;
+import io.github.idempotency.testservers.TestDatabases;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 

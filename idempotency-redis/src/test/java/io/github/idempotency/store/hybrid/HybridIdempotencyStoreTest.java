@@ -9,9 +9,9 @@ import org.junit.jupiter.api.BeforeAll;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.IdempotencyStoreContract;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
-import io.github.idempotency.testsupport.RedisConnections;
-import io.github.idempotency.testsupport.TestDatabases;
-import io.github.idempotency.testsupport.TestServers;
+import io.github.idempotency.testservers.RedisConnections;
+import io.github.idempotency.testservers.TestDatabases;
+import io.github.idempotency.testservers.TestServers;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**

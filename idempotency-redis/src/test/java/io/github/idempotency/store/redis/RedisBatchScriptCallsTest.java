@@ -26,9 +26,9 @@ import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.MutableClock;
 import io.github.idempotency.store.RecordId;
-import io.github.idempotency.testsupport.RedisConnections;
-import io.github.idempotency.testsupport.RedisServerProcess;
-import io.github.idempotency.testsupport.TestServers;
+import io.github.idempotency.testservers.RedisConnections;
+import io.github.idempotency.testservers.RedisServerProcess;
+import io.github.idempotency.testservers.TestServers;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -22,8 +22,8 @@ import io.github.idempotency.internal.EngineSettings;
 import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.metrics.MicrometerIdempotencyObserver;
 import io.github.idempotency.store.RecordId;
-import io.github.idempotency.testsupport.RedisConnections;
-import io.github.idempotency.testsupport.RedisServerProcess;
+import io.github.idempotency.testservers.RedisConnections;
+import io.github.idempotency.testservers.RedisServerProcess;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.RecordId;
-import io.github.idempotency.testsupport.RedisConnections;
-import io.github.idempotency.testsupport.RedisServerProcess;
+import io.github.idempotency.testservers.RedisConnections;
+import io.github.idempotency.testservers.RedisServerProcess;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;

@@ -31,8 +31,8 @@ import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
-import io.github.idempotency.testsupport.RedisConnections;
-import io.github.idempotency.testsupport.RedisOutage;
+import io.github.idempotency.testservers.RedisConnections;
+import io.github.idempotency.testservers.RedisOutage;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;

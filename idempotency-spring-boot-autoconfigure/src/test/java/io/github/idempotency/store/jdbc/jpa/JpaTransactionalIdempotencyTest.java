@@ -16,7 +16,7 @@ import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
-import io.github.idempotency.testsupport.TestServers;
+import io.github.idempotency.testservers.TestServers;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;

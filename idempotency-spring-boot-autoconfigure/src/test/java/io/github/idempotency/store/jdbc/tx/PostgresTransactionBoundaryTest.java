@@ -1,6 +1,6 @@
 package io.github.idempotency.store.jdbc.tx;
 
-import io.github.idempotency.testsupport.TestServers;
+import io.github.idempotency.testservers.TestServers;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 

@@ -1,4 +1,4 @@
-package io.github.idempotency.testsupport;
+package io.github.idempotency.testservers;
 
 import java.util.Optional;
 
