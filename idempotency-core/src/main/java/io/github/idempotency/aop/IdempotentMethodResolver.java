@@ -1,6 +1,7 @@
 package io.github.idempotency.aop;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -140,10 +141,14 @@ public final class IdempotentMethodResolver {
 					: parse("key", annotation.key(), method, annotation);
 			Expression payload = StringUtils.hasText(annotation.payload())
 					? parse("payload", annotation.payload(), method, annotation) : null;
-			OperationDefinition definition = new OperationDefinition(workflow,
-					ResultTypes.resolve(method, ClassUtils.getUserClass(targetClass)), payload != null,
-					duration("leaseTtl", annotation.leaseTtl()), duration("retention", annotation.retention()),
-					annotation.onInProgress(), List.of(annotation.recordFailureFor()));
+			Type resultType = ResultTypes.resolve(method, ClassUtils.getUserClass(targetClass));
+			OperationDefinition definition = OperationDefinition.of(workflow, resultType)
+				.fingerprinted(payload != null)
+				.leaseTtl(duration("leaseTtl", annotation.leaseTtl()))
+				.retention(duration("retention", annotation.retention()))
+				.onInProgress(annotation.onInProgress())
+				.recordFailureFor(List.of(annotation.recordFailureFor()))
+				.build();
 			if (adaptation != null) {
 				definition = adaptation.definition(definition);
 			}

@@ -94,8 +94,13 @@ public final class DefaultIdempotencyTemplate implements IdempotencyTemplate {
 	}
 
 	private static OperationDefinition definition(IdempotentRequest request, Type resultType) {
-		return new OperationDefinition(request.workflow(), resultType, request.payload() != null, request.leaseTtl(),
-				request.retention(), request.onInProgress(), request.recordFailureFor());
+		return OperationDefinition.of(request.workflow(), resultType)
+			.fingerprinted(request.payload() != null)
+			.leaseTtl(request.leaseTtl())
+			.retention(request.retention())
+			.onInProgress(request.onInProgress())
+			.recordFailureFor(request.recordFailureFor())
+			.build();
 	}
 
 	@SuppressWarnings("unchecked")

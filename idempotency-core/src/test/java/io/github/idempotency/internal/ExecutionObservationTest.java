@@ -1,5 +1,6 @@
 package io.github.idempotency.internal;
 
+import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -26,6 +27,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * asked for.
  */
 class ExecutionObservationTest {
+
+	private static final Type FUTURE_OF_STRING = ResolvableType.forClassWithGenerics(CompletableFuture.class, String.class)
+		.getType();
 
 	private final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
 
@@ -85,9 +89,10 @@ class ExecutionObservationTest {
 	@Test
 	void anAsynchronousCallIsObservedUntilItsResultSettles() throws Throwable {
 		this.engine = engine(false);
-		IdempotentOperation operation = this.engine.prepare(new OperationDefinition("observed",
-				ResolvableType.forClassWithGenerics(CompletableFuture.class, String.class).getType(), false,
-				Duration.ofSeconds(30), null, InProgressPolicy.DEFAULT, List.of()));
+		IdempotentOperation operation = this.engine.prepare(OperationDefinition.of("observed", FUTURE_OF_STRING)
+			.fingerprinted(false)
+			.leaseTtl(Duration.ofSeconds(30))
+			.build());
 		CompletableFuture<String> result = new CompletableFuture<>();
 		Object answered = this.engine.execute(operation, "k1", null, () -> result);
 		assertThat(named(ExecutionObservations.EXECUTION)).isEmpty();
@@ -107,9 +112,10 @@ class ExecutionObservationTest {
 	@Test
 	void anAsynchronousFailureEndsItsObservationWithTheError() throws Throwable {
 		this.engine = engine(false);
-		IdempotentOperation operation = this.engine.prepare(new OperationDefinition("observed",
-				ResolvableType.forClassWithGenerics(CompletableFuture.class, String.class).getType(), false,
-				Duration.ofSeconds(30), null, InProgressPolicy.DEFAULT, List.of()));
+		IdempotentOperation operation = this.engine.prepare(OperationDefinition.of("observed", FUTURE_OF_STRING)
+			.fingerprinted(false)
+			.leaseTtl(Duration.ofSeconds(30))
+			.build());
 		CompletableFuture<String> result = new CompletableFuture<>();
 		this.engine.execute(operation, "k1", null, () -> result);
 		IllegalStateException failure = new IllegalStateException("declined");
@@ -127,8 +133,10 @@ class ExecutionObservationTest {
 	}
 
 	private IdempotentOperation operation() {
-		return this.engine.prepare(new OperationDefinition("observed", String.class, false, Duration.ofSeconds(30),
-				null, InProgressPolicy.DEFAULT, List.of()));
+		return this.engine.prepare(OperationDefinition.of("observed", String.class)
+			.fingerprinted(false)
+			.leaseTtl(Duration.ofSeconds(30))
+			.build());
 	}
 
 	private List<Observation.Context> named(String name) {

@@ -40,8 +40,10 @@ class LeaseRenewalIsolationTest {
 	private final IdempotencyEngine engine = new IdempotencyEngine(new BlockingRenewals(new MemoryIdempotencyStore()),
 			JsonMapper.builder().build(), EngineSettings.defaults(), IdempotencyObserver.NONE);
 
-	private final IdempotentOperation operation = this.engine.prepare(new OperationDefinition("renewals", String.class,
-			false, Duration.ofMillis(150), null, InProgressPolicy.DEFAULT, List.of()));
+	private final IdempotentOperation operation = this.engine.prepare(OperationDefinition.of("renewals", String.class)
+		.fingerprinted(false)
+		.leaseTtl(Duration.ofMillis(150))
+		.build());
 
 	@AfterEach
 	void close() {

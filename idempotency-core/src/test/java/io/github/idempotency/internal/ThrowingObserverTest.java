@@ -42,8 +42,11 @@ class ThrowingObserverTest {
 
 			});
 
-	private final IdempotentOperation operation = this.engine.prepare(new OperationDefinition("observed",
-			String.class, false, Duration.ofSeconds(30), null, InProgressPolicy.REJECT, List.of()));
+	private final IdempotentOperation operation = this.engine.prepare(OperationDefinition.of("observed", String.class)
+		.fingerprinted(false)
+		.leaseTtl(Duration.ofSeconds(30))
+		.onInProgress(InProgressPolicy.REJECT)
+		.build());
 
 	private final AtomicInteger runs = new AtomicInteger();
 

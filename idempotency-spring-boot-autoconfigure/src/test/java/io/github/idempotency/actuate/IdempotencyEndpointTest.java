@@ -16,7 +16,7 @@ import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
-import io.github.idempotency.testservers.UnreachableIdempotencyStore;
+import io.github.idempotency.testfixtures.UnreachableIdempotencyStore;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;

@@ -23,7 +23,7 @@ import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 import io.github.idempotency.store.redis.RedisIdempotencyStore;
-import io.github.idempotency.testservers.UnreachableIdempotencyStore;
+import io.github.idempotency.testfixtures.UnreachableIdempotencyStore;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;

@@ -11,7 +11,7 @@ import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
 import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.IdempotencyStore;
-import io.github.idempotency.testservers.UnreachableIdempotencyStore;
+import io.github.idempotency.testfixtures.UnreachableIdempotencyStore;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;

@@ -39,7 +39,7 @@ import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
-import io.github.idempotency.testservers.FailedStoreCall;
+import io.github.idempotency.testfixtures.FailedStoreCall;
 import io.github.idempotency.testservers.TestDatabases;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -427,8 +427,7 @@ abstract class JdbcContentionTests {
 	}
 
 	private IdempotentOperation operation(IdempotencyEngine engine) {
-		return engine.prepare(new OperationDefinition(this.prefix, String.class, false, null, null,
-				InProgressPolicy.DEFAULT, List.of()));
+		return engine.prepare(OperationDefinition.of(this.prefix, String.class).fingerprinted(false).build());
 	}
 
 	/**

@@ -182,12 +182,19 @@ abstract class JdbcSoakTests {
 						.waitTimeout(Duration.ZERO)
 						.build(),
 				this.counters);
-		this.operation = this.engine.prepare(new OperationDefinition(this.workflow, String.class, false, null, null,
-				InProgressPolicy.DEFAULT, List.of(PermanentFailure.class)));
-		this.slow = this.engine.prepare(new OperationDefinition(this.workflow, String.class, false, SLOW_LEASE, null,
-				InProgressPolicy.DEFAULT, List.of(PermanentFailure.class)));
-		this.scratch = this.engine.prepare(new OperationDefinition(this.workflow + "-scratch", String.class, false,
-				null, SCRATCH_RETENTION, InProgressPolicy.DEFAULT, List.of()));
+		this.operation = this.engine.prepare(OperationDefinition.of(this.workflow, String.class)
+			.fingerprinted(false)
+			.recordFailureFor(List.of(PermanentFailure.class))
+			.build());
+		this.slow = this.engine.prepare(OperationDefinition.of(this.workflow, String.class)
+			.fingerprinted(false)
+			.leaseTtl(SLOW_LEASE)
+			.recordFailureFor(List.of(PermanentFailure.class))
+			.build());
+		this.scratch = this.engine.prepare(OperationDefinition.of(this.workflow + "-scratch", String.class)
+			.fingerprinted(false)
+			.retention(SCRATCH_RETENTION)
+			.build());
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 	}
 

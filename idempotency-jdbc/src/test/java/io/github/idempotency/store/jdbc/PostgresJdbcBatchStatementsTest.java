@@ -154,8 +154,9 @@ class PostgresJdbcBatchStatementsTest {
 	}
 
 	private List<@Nullable Object> executeAll(AtomicInteger runs, String... keys) {
-		IdempotentOperation operation = this.engine.prepare(new OperationDefinition(WORKFLOW, void.class, false, null,
-				null, InProgressPolicy.DEFAULT, List.of()));
+		IdempotentOperation operation = this.engine.prepare(OperationDefinition.of(WORKFLOW, void.class)
+			.fingerprinted(false)
+			.build());
 		List<BatchItem> items = new ArrayList<>();
 		for (String key : keys) {
 			items.add(new BatchItem(key, this.prefix + "-" + key, null));

@@ -73,8 +73,9 @@ class PostgresJdbcCrashAndCleanupTest {
 
 	@Test
 	void aDeadOwnersClaimIsTakenOverWithItsRecoveryPointAndItsLateCompletionIsRefused() throws Throwable {
-		IdempotentOperation operation = this.engine.prepare(new OperationDefinition("order", String.class, false, null,
-				null, InProgressPolicy.DEFAULT, List.of()));
+		IdempotentOperation operation = this.engine.prepare(OperationDefinition.of("order", String.class)
+			.fingerprinted(false)
+			.build());
 		CountDownLatch crashed = new CountDownLatch(1);
 		CountDownLatch wakeUp = new CountDownLatch(1);
 		CompletableFuture<Object> deadOwner = CompletableFuture.supplyAsync(() -> {

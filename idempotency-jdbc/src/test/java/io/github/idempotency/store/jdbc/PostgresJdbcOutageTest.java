@@ -21,7 +21,7 @@ import io.github.idempotency.internal.OperationDefinition;
 import io.github.idempotency.observe.StoreOperation;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
-import io.github.idempotency.testservers.FailedStoreCall;
+import io.github.idempotency.testfixtures.FailedStoreCall;
 import io.github.idempotency.testservers.PostgresOutage;
 import io.github.idempotency.testservers.TestDatabases;
 
@@ -132,8 +132,10 @@ class PostgresJdbcOutageTest {
 	}
 
 	private static IdempotentOperation operation(IdempotencyEngine engine) {
-		return engine.prepare(new OperationDefinition("outage", String.class, false, null, null,
-				InProgressPolicy.DEFAULT, List.of(CardDeclinedException.class)));
+		return engine.prepare(OperationDefinition.of("outage", String.class)
+			.fingerprinted(false)
+			.recordFailureFor(List.of(CardDeclinedException.class))
+			.build());
 	}
 
 	static final class CardDeclinedException extends RuntimeException {

@@ -109,8 +109,10 @@ class PostgresJdbcVoidInTransactionTest {
 
 	@Test
 	void aPermanentFailureTheTransactionSurvivesIsRecordedAndReplayed() {
-		IdempotentOperation permanent = this.engine.prepare(new OperationDefinition("void-tx", void.class, false, null,
-				null, InProgressPolicy.DEFAULT, List.of(IllegalArgumentException.class)));
+		IdempotentOperation permanent = this.engine.prepare(OperationDefinition.of("void-tx", void.class)
+			.fingerprinted(false)
+			.recordFailureFor(List.of(IllegalArgumentException.class))
+			.build());
 		inTransaction(() -> {
 			assertThatExceptionOfType(IllegalArgumentException.class)
 				.isThrownBy(() -> this.engine.execute(permanent, key("1"), null, () -> {
@@ -163,8 +165,9 @@ class PostgresJdbcVoidInTransactionTest {
 	}
 
 	private IdempotentOperation operation() {
-		return this.engine.prepare(new OperationDefinition("void-tx", void.class, false, null, null,
-				InProgressPolicy.DEFAULT, List.of()));
+		return this.engine.prepare(OperationDefinition.of("void-tx", void.class)
+			.fingerprinted(false)
+			.build());
 	}
 
 	/**

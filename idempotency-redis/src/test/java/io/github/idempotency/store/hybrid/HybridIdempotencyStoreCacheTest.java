@@ -14,7 +14,7 @@ import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.MutableClock;
 import io.github.idempotency.store.RecordId;
-import io.github.idempotency.testservers.CountingIdempotencyStore;
+import io.github.idempotency.testfixtures.CountingIdempotencyStore;
 import io.github.idempotency.testservers.RedisConnections;
 import io.github.idempotency.testservers.RedisServerProcess;
 import org.springframework.boot.test.system.CapturedOutput;

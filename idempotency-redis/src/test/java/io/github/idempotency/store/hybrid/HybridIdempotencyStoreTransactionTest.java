@@ -57,8 +57,9 @@ class HybridIdempotencyStoreTransactionTest {
 			EngineSettings.builder().retention(Duration.ofDays(1)).waitTimeout(Duration.ofSeconds(5)).build(),
 			IdempotencyObserver.NONE);
 
-	private final IdempotentOperation operation = this.engine.prepare(new OperationDefinition("hybrid-tx",
-			String.class, false, null, null, InProgressPolicy.DEFAULT, List.of()));
+	private final IdempotentOperation operation = this.engine.prepare(OperationDefinition.of("hybrid-tx", String.class)
+		.fingerprinted(false)
+		.build());
 
 	private final String key = UUID.randomUUID().toString();
 

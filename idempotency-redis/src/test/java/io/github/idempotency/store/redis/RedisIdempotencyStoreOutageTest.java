@@ -39,7 +39,7 @@ import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
-import io.github.idempotency.testservers.FailedStoreCall;
+import io.github.idempotency.testfixtures.FailedStoreCall;
 import io.github.idempotency.testservers.RedisConnections;
 import io.github.idempotency.testservers.RedisServerProcess;
 import org.springframework.core.ParameterizedTypeReference;
@@ -179,8 +179,10 @@ class RedisIdempotencyStoreOutageTest {
 				failureNotRecorded)) {
 			Type resultType = async ? new ParameterizedTypeReference<CompletableFuture<String>>() {
 			}.getType() : String.class;
-			IdempotentOperation operation = engine.prepare(new OperationDefinition("outage", resultType, false, null,
-					null, InProgressPolicy.DEFAULT, List.of(CardDeclinedException.class)));
+			IdempotentOperation operation = engine.prepare(OperationDefinition.of("outage", resultType)
+				.fingerprinted(false)
+				.recordFailureFor(List.of(CardDeclinedException.class))
+				.build());
 			IdempotencyEngine.Action decline = () -> {
 				CardDeclinedException declined = new CardDeclinedException("declined: " + runs.incrementAndGet());
 				if (runs.get() == 1) {
@@ -315,8 +317,9 @@ class RedisIdempotencyStoreOutageTest {
 	private Object run(IdempotencyEngine engine, String key, boolean async, Runnable during) throws Throwable {
 		Type resultType = async ? new ParameterizedTypeReference<CompletableFuture<String>>() {
 		}.getType() : String.class;
-		IdempotentOperation operation = engine.prepare(new OperationDefinition("outage", resultType, false, null,
-				null, InProgressPolicy.DEFAULT, List.of()));
+		IdempotentOperation operation = engine.prepare(OperationDefinition.of("outage", resultType)
+			.fingerprinted(false)
+			.build());
 		Object result = engine.execute(operation, key, null, () -> {
 			this.runs.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet();
 			during.run();

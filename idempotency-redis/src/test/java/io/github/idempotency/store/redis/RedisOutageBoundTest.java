@@ -175,8 +175,9 @@ class RedisOutageBoundTest {
 	}
 
 	private @Nullable Object run(IdempotencyEngine engine, IdempotencyEngine.Action body) throws Exception {
-		IdempotentOperation operation = engine.prepare(new OperationDefinition("bound", String.class, false, null,
-				null, InProgressPolicy.DEFAULT, List.of()));
+		IdempotentOperation operation = engine.prepare(OperationDefinition.of("bound", String.class)
+			.fingerprinted(false)
+			.build());
 		try {
 			return engine.execute(operation, KEY, null, () -> {
 				this.runs.incrementAndGet();

@@ -1,0 +1,114 @@
+package io.github.idempotency.autoconfigure.web;
+
+import io.github.idempotency.web.HandlerMethodIdempotency;
+import io.github.idempotency.web.IdempotencyProblemHandler;
+import org.junit.jupiter.api.Test;
+
+import io.github.idempotency.Idempotent;
+import io.github.idempotency.autoconfigure.IdempotencyAutoConfiguration;
+import io.github.idempotency.autoconfigure.IdempotencyWebMvcAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Which methods may leave the key out, and when the web support is configured.
+ */
+class HandlerMethodIdempotencyStartTest {
+
+	private final WebApplicationContextRunner web = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, JacksonAutoConfiguration.class,
+				IdempotencyAutoConfiguration.class, IdempotencyWebMvcAutoConfiguration.class))
+		.withPropertyValues("idempotency.backend=memory");
+
+	@Test
+	void aHandlerMethodMayLeaveTheKeyOut() {
+		this.web.withUserConfiguration(Handler.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(HandlerMethodIdempotency.class);
+			assertThat(context).hasSingleBean(IdempotencyProblemHandler.class);
+		});
+	}
+
+	@Test
+	void anyOtherMethodWithoutAKeyFailsTheStart() {
+		this.web.withUserConfiguration(Service.class).run((context) -> assertThat(context).getFailure()
+			.hasStackTraceContaining("KeylessService.run")
+			.hasStackTraceContaining("'key' must not be empty"));
+	}
+
+	@Test
+	void withoutAWebApplicationAHandlerMethodNeedsAKeyToo() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, JacksonAutoConfiguration.class,
+					IdempotencyAutoConfiguration.class, IdempotencyWebMvcAutoConfiguration.class))
+			.withPropertyValues("idempotency.backend=memory")
+			.withUserConfiguration(Handler.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("KeylessController.run")
+				.hasStackTraceContaining("'key' must not be empty"));
+	}
+
+	@Test
+	void theWebSupportCanBeTurnedOff() {
+		this.web.withPropertyValues("idempotency.web.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(HandlerMethodIdempotency.class)
+				.doesNotHaveBean(IdempotencyProblemHandler.class));
+	}
+
+	@Test
+	void aMalformedPrincipalExpressionFailsTheStart() {
+		this.web.withPropertyValues("idempotency.web.principal=#request.(")
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("idempotency.web.principal is not a valid SpEL expression"));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Handler {
+
+		@Bean
+		KeylessController keylessController() {
+			return new KeylessController();
+		}
+
+	}
+
+	@RestController
+	static class KeylessController {
+
+		@PostMapping("/keyless")
+		@Idempotent
+		String run() {
+			return "ran";
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Service {
+
+		@Bean
+		KeylessService keylessService() {
+			return new KeylessService();
+		}
+
+	}
+
+	static class KeylessService {
+
+		@Idempotent
+		public String run() {
+			return "ran";
+		}
+
+	}
+
+}
