@@ -7,12 +7,15 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 
 import com.rabbitmq.client.Channel;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.InProgressPolicy;
@@ -27,11 +30,13 @@ import io.github.idempotency.testservers.TestServers;
 import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageBuilder;
+import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
+import org.springframework.amqp.support.AmqpHeaders;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -40,6 +45,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.messaging.handler.annotation.Header;
+import org.springframework.messaging.handler.annotation.Payload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -71,9 +78,10 @@ class RabbitManualAckTest {
 		.withPropertyValues("idempotency.backend=memory", "spring.rabbitmq.addresses=" + TestServers.rabbitMqUrl(),
 				"spring.rabbitmq.listener.simple.acknowledge-mode=manual");
 
-	@Test
-	void duplicatesAreAcknowledgedAndDoNotComeBackWhenTheConsumerStops() {
-		this.runner.withUserConfiguration(ManualListener.class).run((context) -> {
+	@ParameterizedTest
+	@MethodSource("listeners")
+	void duplicatesAreAcknowledgedAndDoNotComeBackWhenTheConsumerStops(Class<?> listener) {
+		this.runner.withUserConfiguration(listener).run((context) -> {
 			for (int i = 0; i < 20; i++) {
 				send(context, "d-" + i, "100");
 			}
@@ -109,9 +117,10 @@ class RabbitManualAckTest {
 			});
 	}
 
-	@Test
-	void aKeyReusedWithAnotherPayloadIsRejectedToTheDeadLetterQueue() {
-		this.runner.withUserConfiguration(ManualListener.class).run((context) -> {
+	@ParameterizedTest
+	@MethodSource("listeners")
+	void aKeyReusedWithAnotherPayloadIsRejectedToTheDeadLetterQueue(Class<?> listener) {
+		this.runner.withUserConfiguration(listener).run((context) -> {
 			send(context, "m-1", "100");
 			send(context, "m-1", "999");
 			Message deadLetter = context.getBean(RabbitTemplate.class)
@@ -124,9 +133,10 @@ class RabbitManualAckTest {
 		});
 	}
 
-	@Test
-	void aKeyInProgressElsewhereIsRedeliveredAndChargedOnceReleased() {
-		this.runner.withUserConfiguration(ManualListener.class).run((context) -> {
+	@ParameterizedTest
+	@MethodSource("listeners")
+	void aKeyInProgressElsewhereIsRedeliveredAndChargedOnceReleased(Class<?> listener) {
+		this.runner.withUserConfiguration(listener).run((context) -> {
 			IdempotencyStore store = context.getBean(IdempotencyStore.class);
 			ClaimHandle elsewhere = store.claim(new ClaimRequest(new RecordId(WORKFLOW, "i-1"), "elsewhere", null,
 					Duration.ofMinutes(5), Duration.ofDays(1))).acquiredHandle();
@@ -151,6 +161,14 @@ class RabbitManualAckTest {
 		});
 	}
 
+	/**
+	 * The ways a listener gets at its message's delivery tag: Spring AMQP's
+	 * {@code Message}, Spring's {@code Message}, or the tag's header.
+	 */
+	static Stream<Class<?>> listeners() {
+		return Stream.of(ManualListener.class, SpringMessageListener.class, DeliveryTagHeaderListener.class);
+	}
+
 	private void assertQueuesEmptyOnceStopped(ApplicationContext context) {
 		context.getBean(RabbitListenerEndpointRegistry.class).stop();
 		AmqpAdmin admin = context.getBean(AmqpAdmin.class);
@@ -166,6 +184,7 @@ class RabbitManualAckTest {
 
 	private static void send(ApplicationContext context, String key, String amount) {
 		Message message = MessageBuilder.withBody(amount.getBytes(StandardCharsets.UTF_8))
+			.setContentType(MessageProperties.CONTENT_TYPE_TEXT_PLAIN)
 			.setHeader(KEY_HEADER, key)
 			.build();
 		context.getBean(RabbitTemplate.class).send("", context.getBean(Queues.class).main(), message);
@@ -195,6 +214,10 @@ class RabbitManualAckTest {
 	static class Effects {
 
 		final Map<String, AtomicInteger> byKey = new ConcurrentHashMap<>();
+
+		void charge(String key) {
+			this.byKey.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet();
+		}
 
 	}
 
@@ -234,6 +257,45 @@ class RabbitManualAckTest {
 					(key) -> new AtomicInteger())
 				.incrementAndGet();
 			channel.basicAck(message.getMessageProperties().getDeliveryTag(), false);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SpringMessageListener extends DeadLettered {
+
+		private final Effects effects;
+
+		SpringMessageListener(Effects effects) {
+			this.effects = effects;
+		}
+
+		@RabbitListener(queues = "#{@queues.main()}")
+		@Idempotent(key = "#message.headers['idempotency-key']", payload = "#message.payload", workflow = WORKFLOW,
+				onInProgress = InProgressPolicy.REJECT)
+		public void onPayment(org.springframework.messaging.Message<String> message, Channel channel)
+				throws IOException {
+			this.effects.charge(message.getHeaders().get(KEY_HEADER, String.class));
+			channel.basicAck(message.getHeaders().get(AmqpHeaders.DELIVERY_TAG, Long.class), false);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class DeliveryTagHeaderListener extends DeadLettered {
+
+		private final Effects effects;
+
+		DeliveryTagHeaderListener(Effects effects) {
+			this.effects = effects;
+		}
+
+		@RabbitListener(queues = "#{@queues.main()}")
+		@Idempotent(key = "#key", payload = "#amount", workflow = WORKFLOW, onInProgress = InProgressPolicy.REJECT)
+		public void onPayment(@Payload String amount, @Header(KEY_HEADER) String key,
+				@Header(AmqpHeaders.DELIVERY_TAG) long deliveryTag, Channel channel) throws IOException {
+			this.effects.charge(key);
+			channel.basicAck(deliveryTag, false);
 		}
 
 	}
