@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.InvalidIdempotencyKeyException;
 import io.github.idempotency.internal.BatchItem;
+import io.github.idempotency.internal.RedeliveryRequested;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
@@ -87,6 +88,10 @@ final class BatchInvocation {
 			callArguments[method.batchParameter()] = run;
 			invocation.setArguments(runArguments.apply(positions.clone(), callArguments));
 			invocation.proceed();
+			int redelivered = runArguments.redeliveredFrom();
+			if (redelivered >= 0) {
+				throw new RedeliveryRequested(redelivered, null);
+			}
 		});
 	}
 

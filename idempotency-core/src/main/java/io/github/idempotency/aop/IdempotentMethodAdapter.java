@@ -112,6 +112,17 @@ public interface IdempotentMethodAdapter {
 		 */
 		@Nullable Object[] apply(int[] positions, @Nullable Object[] arguments);
 
+		/**
+		 * Once the method returned: from which of the elements it was called with it asked
+		 * its broker to deliver them again (a Kafka listener's {@code nack(index, sleep)}).
+		 * Those are given back, not completed, so that the delivery to come runs them.
+		 * @return the index in the list the method received, or {@code -1} when it asked
+		 * for nothing to come again
+		 */
+		default int redeliveredFrom() {
+			return -1;
+		}
+
 	}
 
 	/**

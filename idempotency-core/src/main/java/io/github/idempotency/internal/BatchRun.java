@@ -73,16 +73,26 @@ final class BatchRun {
 		int[] positions = positions(State.RUN);
 		if (positions.length > 0) {
 			@Nullable Object[] results = new Object[positions.length];
+			int ran = positions.length;
 			try {
 				action.proceed(positions, results);
+			}
+			catch (RedeliveryRequested ex) {
+				// the elements from there on are delivered again: given back, not completed
+				ran = Math.max(0, Math.min(ex.from(), positions.length));
 			}
 			catch (Throwable ex) {
 				throw failed(ex, positions, results);
 			}
 			List<Ending> endings = new ArrayList<>(positions.length);
 			for (int j = 0; j < positions.length; j++) {
-				this.slots[positions[j]].result = results[j];
-				endings.add(this.settlement.returned(this.slots[positions[j]].execution, results[j]));
+				if (j < ran) {
+					this.slots[positions[j]].result = results[j];
+					endings.add(this.settlement.returned(this.slots[positions[j]].execution, results[j]));
+				}
+				else {
+					endings.add(new Ending.Abandoned());
+				}
 			}
 			RuntimeException notStored = first(settle(positions, endings));
 			if (notStored != null) {

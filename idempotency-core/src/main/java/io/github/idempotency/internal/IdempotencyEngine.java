@@ -256,6 +256,15 @@ public final class IdempotencyEngine implements AutoCloseable {
 		try {
 			result = action.proceed();
 		}
+		catch (RedeliveryRequested ex) {
+			execution.unbind(previous);
+			RuntimeException notGivenBack = this.settlement.settle(execution, new Ending.Abandoned());
+			if (notGivenBack != null) {
+				logger.warn("Could not give back " + execution.id() + ", whose delivery comes again: "
+						+ notGivenBack.getMessage() + "; it runs once its lease runs out");
+			}
+			return ex.result();
+		}
 		catch (Throwable ex) {
 			execution.unbind(previous);
 			RuntimeException notStored = this.settlement.settle(execution, this.settlement.threw(execution, ex));

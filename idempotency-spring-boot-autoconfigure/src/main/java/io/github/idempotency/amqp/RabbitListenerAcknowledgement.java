@@ -1,6 +1,9 @@
 package io.github.idempotency.amqp;
 
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
@@ -13,6 +16,7 @@ import io.github.idempotency.Idempotent;
 import io.github.idempotency.IdempotencyException;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.internal.RedeliveryRequested;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.rabbit.annotation.RabbitHandler;
@@ -43,7 +47,9 @@ import org.springframework.util.StringUtils;
  * <li>anything else before the method ran (a key in progress, a store outage):
  * {@code basicNack(tag, false, true)}, so it is redelivered, and rethrown.</li>
  * </ul>
- * When the method runs, it acknowledges as it always does. A manual-ack listener without a
+ * When the method runs, it acknowledges as it always does; when it puts the message back in
+ * its queue ({@code basicNack} or {@code basicReject} with requeue) and returns, the key is
+ * given back instead of completed, so that the redelivery runs it. A manual-ack listener without a
  * {@code Channel} parameter or a way to the delivery tag (Spring AMQP's or Spring's
  * {@code Message}, or {@code @Header(AmqpHeaders.DELIVERY_TAG)}), or a manual-ack batch
  * listener, fails the application's start, naming the method and what to add. The mode
@@ -195,9 +201,28 @@ public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, O
 				return invocation.execute(key, payload, invocation::proceed);
 			}
 			boolean[] ran = { false };
+			@Nullable Object[] arguments = invocation.arguments();
+			Channel delivered = channel(arguments);
+			Long deliveryTag = tag(arguments);
 			IdempotencyEngine.Action action = () -> {
 				ran[0] = true;
-				return invocation.proceed();
+				if (delivered == null || deliveryTag == null) {
+					return invocation.proceed();
+				}
+				Requeues requeues = new Requeues(delivered, deliveryTag);
+				arguments[this.channel] = requeues.channel();
+				Object returned;
+				try {
+					returned = invocation.proceed();
+				}
+				finally {
+					arguments[this.channel] = delivered;
+				}
+				if (requeues.requeued) {
+					// the message comes again: its claim is given back, not completed
+					throw new RedeliveryRequested(0, returned);
+				}
+				return returned;
 			};
 			Object result;
 			try {
@@ -211,19 +236,13 @@ public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, O
 					// the container rejects it, once: to the dead-letter exchange
 					throw new AmqpRejectAndDontRequeueException(ex.getMessage(), true, ex);
 				}
-				Channel channel = channel(invocation.arguments());
-				Long tag = tag(invocation.arguments());
-				if (channel != null && tag != null) {
-					channel.basicNack(tag, false, true);
+				if (delivered != null && deliveryTag != null) {
+					delivered.basicNack(deliveryTag, false, true);
 				}
 				throw ex;
 			}
-			if (!ran[0]) {
-				Channel channel = channel(invocation.arguments());
-				Long tag = tag(invocation.arguments());
-				if (channel != null && tag != null) {
-					channel.basicAck(tag, false);
-				}
+			if (!ran[0] && delivered != null && deliveryTag != null) {
+				delivered.basicAck(deliveryTag, false);
 			}
 			return result;
 		}
@@ -245,6 +264,58 @@ public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, O
 				return number.longValue();
 			}
 			return null;
+		}
+
+	}
+
+	/**
+	 * The method's {@link Channel}, watched for a requeue of its message
+	 * ({@code basicNack} or {@code basicReject} with {@code requeue}): everything else goes
+	 * to the channel as it is.
+	 */
+	private static final class Requeues implements InvocationHandler {
+
+		private final Channel delegate;
+
+		private final long tag;
+
+		private volatile boolean requeued;
+
+		Requeues(Channel delegate, long tag) {
+			this.delegate = delegate;
+			this.tag = tag;
+		}
+
+		Channel channel() {
+			return (Channel) Proxy.newProxyInstance(Channel.class.getClassLoader(), new Class<?>[] { Channel.class },
+					this);
+		}
+
+		@Override
+		public @Nullable Object invoke(Object proxy, Method method, @Nullable Object[] args) throws Throwable {
+			if (method.getName().equals("basicNack") && args != null && args.length == 3) {
+				this.requeued |= covers((long) args[0], (boolean) args[1]) && (boolean) args[2];
+			}
+			else if (method.getName().equals("basicReject") && args != null && args.length == 2) {
+				this.requeued |= covers((long) args[0], false) && (boolean) args[1];
+			}
+			if (method.getDeclaringClass() == Object.class) {
+				return switch (method.getName()) {
+					case "equals" -> proxy == args[0];
+					case "hashCode" -> System.identityHashCode(proxy);
+					default -> "Watched " + this.delegate;
+				};
+			}
+			try {
+				return method.invoke(this.delegate, args);
+			}
+			catch (InvocationTargetException ex) {
+				throw ex.getCause();
+			}
+		}
+
+		private boolean covers(long tag, boolean multiple) {
+			return tag == this.tag || (multiple && tag >= this.tag);
 		}
 
 	}

@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.internal.RedeliveryRequested;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
@@ -48,6 +49,10 @@ import org.springframework.util.StringUtils;
  * method received; a batch in which nothing runs is acknowledged whole, and one whose
  * records after the last that ran were all answered is acknowledged to its end once the
  * method acknowledged everything it received.
+ * <p>
+ * A method that asks for its record again ({@code nack(sleep)}, or a batch's
+ * {@code nack(index, sleep)}) and returns has that record, and a batch's records after it,
+ * given back instead of completed, so that the redelivery runs them.
  * <p>
  * A manual-ack listener that gives the starter no way to acknowledge (neither an
  * {@code Acknowledgment} nor a {@code Consumer} and the record) fails the application's
@@ -195,13 +200,32 @@ public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Or
 		public @Nullable Object invoke(@Nullable Object key, @Nullable Object payload, Invocation invocation)
 				throws Throwable {
 			boolean[] ran = { false };
+			@Nullable Object[] arguments = invocation.arguments();
+			Translated watched = (this.acknowledgment >= 0 && arguments[this.acknowledgment] instanceof Acknowledgment ack)
+					? new Translated(ack, new int[] { 0 }) : null;
 			IdempotencyEngine.Action action = () -> {
 				ran[0] = true;
-				return invocation.proceed();
+				if (watched != null) {
+					arguments[this.acknowledgment] = watched;
+				}
+				Object returned = invocation.proceed();
+				if (watched != null && watched.nackedAt >= 0) {
+					// the record comes again: its claim is given back, not completed
+					throw new RedeliveryRequested(0, returned);
+				}
+				return returned;
 			};
-			Object result = invocation.execute(key, payload, action);
+			Object result;
+			try {
+				result = invocation.execute(key, payload, action);
+			}
+			finally {
+				if (watched != null) {
+					arguments[this.acknowledgment] = watched.delegate;
+				}
+			}
 			if (!ran[0]) {
-				acknowledge(invocation.arguments());
+				acknowledge(arguments);
 			}
 			return result;
 		}
@@ -251,10 +275,20 @@ public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Or
 				return;
 			}
 			Translated[] translated = { null };
-			call.execute((positions, arguments) -> {
-				translated[0] = new Translated(ack, positions);
-				arguments[this.acknowledgment] = translated[0];
-				return arguments;
+			call.execute(new BatchArguments() {
+
+				@Override
+				public @Nullable Object[] apply(int[] positions, @Nullable Object[] arguments) {
+					translated[0] = new Translated(ack, positions);
+					arguments[BatchAcknowledging.this.acknowledgment] = translated[0];
+					return arguments;
+				}
+
+				@Override
+				public int redeliveredFrom() {
+					return (translated[0] != null) ? translated[0].nackedAt : -1;
+				}
+
 			});
 			int last = call.batch().size() - 1;
 			if (translated[0] == null) {
@@ -270,7 +304,9 @@ public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Or
 	}
 
 	/**
-	 * The batch's {@link Acknowledgment}, with the indexes of the list the method received.
+	 * The {@link Acknowledgment} the method gets: a batch's speaks in the indexes of the
+	 * list the method received; each remembers where the method asked for its records
+	 * again ({@code nack}).
 	 */
 	private static final class Translated implements Acknowledgment {
 
@@ -279,6 +315,9 @@ public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Or
 		private final int[] positions;
 
 		private boolean partialToEnd;
+
+		/** The index from which the method asked for its records again, or -1. */
+		private int nackedAt = -1;
 
 		Translated(Acknowledgment delegate, int[] positions) {
 			this.delegate = delegate;
@@ -299,11 +338,13 @@ public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Or
 		@Override
 		public void nack(Duration sleep) {
 			this.delegate.nack(sleep);
+			this.nackedAt = 0;
 		}
 
 		@Override
 		public void nack(int index, Duration sleep) {
 			this.delegate.nack(position(index), sleep);
+			this.nackedAt = index;
 		}
 
 		@Override

@@ -3,7 +3,9 @@ package io.github.idempotency.amqp;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -151,6 +153,20 @@ class RabbitManualAckTest {
 	}
 
 	@Test
+	void aMessageTheListenerRequeuesRunsWhenItComesAgain() {
+		this.runner.withUserConfiguration(RequeueingListener.class).run((context) -> {
+			for (String key : List.of("q-1", "nack-once", "reject-once")) {
+				send(context, key, "100");
+			}
+			Effects effects = context.getBean(Effects.class);
+			await().atMost(TIMEOUT).until(() -> effects.byKey.size() == 3);
+			assertThat(effects.requeued).containsExactlyInAnyOrder("nack-once", "reject-once");
+			assertQueuesEmptyOnceStopped(context);
+			assertChargedOnce(context, 3);
+		});
+	}
+
+	@Test
 	void aManualAckListenerWithoutChannelFailsTheStart() {
 		this.runner.withUserConfiguration(NoChannelListener.class).run((context) -> {
 			assertThat(context).hasFailed();
@@ -214,6 +230,9 @@ class RabbitManualAckTest {
 	static class Effects {
 
 		final Map<String, AtomicInteger> byKey = new ConcurrentHashMap<>();
+
+		/** The keys a listener put back in the queue, once each. */
+		final Set<String> requeued = ConcurrentHashMap.newKeySet();
 
 		void charge(String key) {
 			this.byKey.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet();
@@ -294,6 +313,37 @@ class RabbitManualAckTest {
 		@Idempotent(key = "#key", payload = "#amount", workflow = WORKFLOW, onInProgress = InProgressPolicy.REJECT)
 		public void onPayment(@Payload String amount, @Header(KEY_HEADER) String key,
 				@Header(AmqpHeaders.DELIVERY_TAG) long deliveryTag, Channel channel) throws IOException {
+			this.effects.charge(key);
+			channel.basicAck(deliveryTag, false);
+		}
+
+	}
+
+	/**
+	 * Puts a message back in its queue the first time it sees it, with {@code basicNack} or
+	 * {@code basicReject} by its key, and returns.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class RequeueingListener extends DeadLettered {
+
+		private final Effects effects;
+
+		RequeueingListener(Effects effects) {
+			this.effects = effects;
+		}
+
+		@RabbitListener(queues = "#{@queues.main()}")
+		@Idempotent(key = "#key", payload = "#amount", workflow = WORKFLOW, onInProgress = InProgressPolicy.REJECT)
+		public void onPayment(@Payload String amount, @Header(KEY_HEADER) String key,
+				@Header(AmqpHeaders.DELIVERY_TAG) long deliveryTag, Channel channel) throws IOException {
+			if (key.equals("nack-once") && this.effects.requeued.add(key)) {
+				channel.basicNack(deliveryTag, false, true);
+				return;
+			}
+			if (key.equals("reject-once") && this.effects.requeued.add(key)) {
+				channel.basicReject(deliveryTag, true);
+				return;
+			}
 			this.effects.charge(key);
 			channel.basicAck(deliveryTag, false);
 		}

@@ -3,7 +3,9 @@ package io.github.idempotency.kafka;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.apache.kafka.clients.consumer.Consumer;
@@ -19,6 +21,7 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.support.Acknowledgment;
 import org.springframework.kafka.test.condition.EmbeddedKafkaCondition;
 import org.springframework.kafka.test.context.EmbeddedKafka;
@@ -38,7 +41,8 @@ import static org.awaitility.Awaitility.await;
  */
 @EmbeddedKafka(partitions = 1,
 		topics = { KafkaManualAckTest.MANUAL, KafkaManualAckTest.MANUAL_IMMEDIATE, KafkaManualAckTest.ASYNC_ACKS,
-				KafkaManualAckTest.CONSUMER, KafkaManualAckTest.KEYLESS, KafkaManualAckTest.BATCH, KafkaManualAckTest.NO_ACK })
+				KafkaManualAckTest.CONSUMER, KafkaManualAckTest.KEYLESS, KafkaManualAckTest.BATCH, KafkaManualAckTest.BATCH_NACK,
+				KafkaManualAckTest.RECORD_NACK, KafkaManualAckTest.NO_ACK })
 class KafkaManualAckTest {
 
 	static final String MANUAL = "ack-manual";
@@ -50,6 +54,10 @@ class KafkaManualAckTest {
 	static final String KEYLESS = "ack-keyless";
 
 	static final String BATCH = "ack-batch";
+
+	static final String BATCH_NACK = "ack-batch-nack";
+
+	static final String RECORD_NACK = "ack-record-nack";
 
 	static final String NO_ACK = "ack-none";
 
@@ -174,6 +182,49 @@ class KafkaManualAckTest {
 	}
 
 	@Test
+	void aRecordListenerThatNacksHasTheRecordRunWhenRedelivered() {
+		this.runner.withUserConfiguration(NackingRecordListener.class)
+			.withPropertyValues("spring.kafka.listener.ack-mode=manual_immediate")
+			.run((context) -> {
+				KafkaTemplate<String, String> template = template(context);
+				for (String key : List.of("r-1", "poison", "r-2")) {
+					template.send(record(RECORD_NACK, 0, key, "100"));
+				}
+				template.flush();
+				await().atMost(TIMEOUT).untilAsserted(() -> assertThat(committed(RECORD_NACK)).isEqualTo(3));
+				assertThat(context.getBean(Effects.class).nacked).containsExactly("poison");
+				assertChargedOnce(context, "r-1", "poison", "r-2");
+			});
+	}
+
+	@Test
+	void aBatchListenerThatNacksAtAnIndexHasThatRecordAndTheRestRunWhenRedelivered() {
+		this.runner.withUserConfiguration(NackingBatchListener.class)
+			.withPropertyValues("spring.kafka.listener.ack-mode=manual_immediate")
+			.run((context) -> {
+				KafkaTemplate<String, String> template = template(context);
+				template.send(record(BATCH_NACK, 0, "n-0", "100"));
+				template.flush();
+				await().atMost(TIMEOUT).untilAsserted(() -> assertThat(committed(BATCH_NACK)).isEqualTo(1));
+				// held back until all four are there, so that they arrive as one batch
+				ConcurrentMessageListenerContainer<?, ?> container = KafkaTests.container(context, BATCH_NACK);
+				container.pause();
+				await().atMost(TIMEOUT).until(container::isContainerPaused);
+				for (String key : List.of("n-0", "n-1", "poison", "n-2")) {
+					template.send(record(BATCH_NACK, 0, key, "100"));
+				}
+				template.flush();
+				container.resume();
+				await().atMost(TIMEOUT).untilAsserted(() -> assertThat(committed(BATCH_NACK)).isEqualTo(5));
+				// the duplicate n-0 left out; nacked at poison (index 1 of what the method got),
+				// which comes back with n-2, and both run then
+				assertThat(context.getBean(Effects.class).batches).containsExactly(List.of("n-0"), List.of("n-1", "poison", "n-2"),
+						List.of("poison", "n-2"));
+				assertChargedOnce(context, "n-0", "n-1", "poison", "n-2");
+			});
+	}
+
+	@Test
 	void aManualAckListenerWithoutAcknowledgmentFailsTheStart() {
 		this.runner.withUserConfiguration(NoAcknowledgmentListener.class)
 			.withPropertyValues("spring.kafka.listener.ack-mode=manual")
@@ -199,6 +250,11 @@ class KafkaManualAckTest {
 	static class Effects {
 
 		final Map<String, AtomicInteger> byKey = new ConcurrentHashMap<>();
+
+		final List<List<String>> batches = new CopyOnWriteArrayList<>();
+
+		/** The keys a listener asked for again, once each. */
+		final Set<String> nacked = ConcurrentHashMap.newKeySet();
 
 		void apply(ConsumerRecord<String, String> record) {
 			this.byKey.computeIfAbsent(record.key(), (key) -> new AtomicInteger()).incrementAndGet();
@@ -238,6 +294,53 @@ class KafkaManualAckTest {
 		@Idempotent(batch = "records", key = "#item.headers.lastHeader('idempotency-key')", workflow = BATCH)
 		public void onPayments(List<ConsumerRecord<String, String>> records, Acknowledgment ack) {
 			records.forEach(this.effects::apply);
+			ack.acknowledge(records.size() - 1);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NackingRecordListener {
+
+		private final Effects effects;
+
+		NackingRecordListener(Effects effects) {
+			this.effects = effects;
+		}
+
+		@KafkaListener(id = RECORD_NACK, topics = RECORD_NACK)
+		@Idempotent(key = "#record.headers.lastHeader('idempotency-key')", workflow = RECORD_NACK)
+		public void onPayment(ConsumerRecord<String, String> record, Acknowledgment ack) {
+			if (record.key().equals("poison") && this.effects.nacked.add("poison")) {
+				ack.nack(Duration.ofMillis(1));
+				return;
+			}
+			this.effects.apply(record);
+			ack.acknowledge();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NackingBatchListener {
+
+		private final Effects effects;
+
+		NackingBatchListener(Effects effects) {
+			this.effects = effects;
+		}
+
+		@KafkaListener(id = BATCH_NACK, topics = BATCH_NACK, batch = "true")
+		@Idempotent(batch = "records", key = "#item.headers.lastHeader('idempotency-key')", workflow = BATCH_NACK)
+		public void onPayments(List<ConsumerRecord<String, String>> records, Acknowledgment ack) {
+			this.effects.batches.add(records.stream().map(ConsumerRecord::key).toList());
+			for (int i = 0; i < records.size(); i++) {
+				if (records.get(i).key().equals("poison") && this.effects.nacked.add("poison")) {
+					ack.nack(i, Duration.ofMillis(1));
+					return;
+				}
+				this.effects.apply(records.get(i));
+			}
 			ack.acknowledge(records.size() - 1);
 		}
 
