@@ -4,47 +4,21 @@ import java.time.Clock;
 import java.time.Duration;
 
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Nested;
 
-import io.github.idempotency.internal.BatchesHoldingEachOthersKeysSuite;
-import io.github.idempotency.internal.ProtocolBehaviourSuite;
+import io.github.idempotency.internal.EngineSuites;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.testservers.TestDatabases;
 
-/**
- * The engine's suites on the jdbc store and MariaDB.
- */
-class MariaDbJdbcEngineTest {
-
-	private static final String TABLE = "engine_suites";
+class MariaDbJdbcEngineTest extends EngineSuites {
 
 	@BeforeAll
 	static void createTable() {
-		TestDatabases.createTable(TestDatabases.mariaDb(), "mysql", TABLE);
+		TestDatabases.createTable(TestDatabases.mariaDb(), "mysql", "engine_suites");
 	}
 
-	static JdbcIdempotencyStore store(Clock clock) {
-		return new JdbcIdempotencyStore(TestDatabases.mariaDb(), TABLE, Duration.ofSeconds(5), clock);
-	}
-
-	@Nested
-	class Protocol extends ProtocolBehaviourSuite {
-
-		@Override
-		protected IdempotencyStore store(Clock clock) {
-			return MariaDbJdbcEngineTest.store(clock);
-		}
-
-	}
-
-	@Nested
-	class BatchesHoldingEachOthersKeys extends BatchesHoldingEachOthersKeysSuite {
-
-		@Override
-		protected IdempotencyStore store() {
-			return MariaDbJdbcEngineTest.store(Clock.systemUTC());
-		}
-
+	@Override
+	protected IdempotencyStore store(Clock clock) {
+		return new JdbcIdempotencyStore(TestDatabases.mariaDb(), "engine_suites", Duration.ofSeconds(5), clock);
 	}
 
 }

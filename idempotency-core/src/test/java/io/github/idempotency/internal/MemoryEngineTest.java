@@ -5,7 +5,7 @@ import java.time.Clock;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 
-class MemoryProtocolBehaviourTest extends ProtocolBehaviourSuite {
+class MemoryEngineTest extends EngineSuites {
 
 	@Override
 	protected IdempotencyStore store(Clock clock) {
