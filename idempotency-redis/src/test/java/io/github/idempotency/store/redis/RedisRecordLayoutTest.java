@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -43,6 +44,9 @@ class RedisRecordLayoutTest {
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
 	private static final Duration RETENTION = Duration.ofHours(1);
+
+	/** Generous for the real time a few round trips take on a slow machine. */
+	private static final long SLACK_MILLIS = 5_000;
 
 	/** A SHA-256 fingerprint as the engine makes it: 64 lower-case hexadecimal digits. */
 	private static final String FINGERPRINT = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
@@ -223,6 +227,26 @@ class RedisRecordLayoutTest {
 				+ hash + " bytes, layout 1 (compact) " + compact + " bytes");
 		assertThat(compact).isLessThanOrEqualTo(2 * (60 + 80));
 		assertThat(hash).isGreaterThan(3 * compact);
+	}
+
+	@Test
+	void aFinishedRecordLivesInRedisForItsRetentionAndCountsAsAbsentAfterIt() {
+		Duration retention = Duration.ofMinutes(10);
+		ClaimHandle handle = this.store.claim(new ClaimRequest(id("ttl"), "owner-1", null, LEASE, retention))
+			.acquiredHandle();
+		assertThat(this.redis.getExpire(key("ttl"), TimeUnit.MILLISECONDS)).as("lease + retention while running")
+			.isBetween(LEASE.plus(retention).toMillis() - SLACK_MILLIS, LEASE.plus(retention).toMillis());
+		assertThat(handle.complete("1")).isTrue();
+		assertThat(this.redis.getExpire(key("ttl"), TimeUnit.MILLISECONDS)).as("the retention once finished")
+			.isBetween(retention.toMillis() - SLACK_MILLIS, retention.toMillis());
+		this.clock.advance(retention.minusMillis(1));
+		assertThat(this.store.claim(new ClaimRequest(id("ttl"), "owner-2", null, LEASE, retention)).outcome())
+			.isEqualTo(ClaimOutcome.DUPLICATE);
+		this.clock.advance(Duration.ofMillis(1));
+		assertThat(this.store.find(id("ttl"))).isEmpty();
+		ClaimResult fresh = this.store.claim(new ClaimRequest(id("ttl"), "owner-3", null, LEASE, retention));
+		assertThat(fresh.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		assertThat(fresh.record().attempt()).isEqualTo(1);
 	}
 
 	@Test
