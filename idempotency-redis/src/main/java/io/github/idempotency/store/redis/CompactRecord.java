@@ -18,18 +18,19 @@ import io.github.idempotency.store.RecordStatus;
  * here and by the scripts ({@code record.lua}, the same layout in Lua):
  * <pre>
  * byte     1               the layout version
- * byte     'P' 'C' 'F'     the status: in progress, completed, failed
+ * byte     flags           bits 0-1 the status (0 in progress, 1 completed, 2 failed);
+ *                          bits 2-6 which of the five optional fields below are present
  * varint   attempt
  * varint   created_at      epoch milliseconds
  * zigzag   updated_at  - created_at
  * zigzag   expires_at  - updated_at
  * zigzag   lease_until - created_at
  * token    owner           varint length, then that many bytes (see below)
- * token    fingerprint     length 0: none
- * text     recovery_point  varint (length + 1), then that many UTF-8 bytes; 0: none
- * text     error_type
- * text     error_message
- * text     response
+ * token    fingerprint     when bit 2 is set
+ * text     recovery_point  when bit 3 is set: varint length, then that many UTF-8 bytes
+ * text     error_type      when bit 4 is set
+ * text     error_message   when bit 5 is set
+ * text     response        when bit 6 is set
  * </pre>
  * A varint is an unsigned LEB128 number (seven bits a byte, the low group first); a
  * zigzag is a signed number as a varint ({@code 2n} for {@code n >= 0},
@@ -40,7 +41,7 @@ import io.github.idempotency.store.RecordStatus;
  * for the engine's owners ({@code <uuid>-<counter>}, 20 bytes instead of about 42);
  * {@code 't'} and the UTF-8 bytes for any other text. A finished record with a 60-byte
  * Redis key, an 80-byte response, a fingerprint and an owner of the engine takes 264
- * bytes ({@code MEMORY USAGE}) where the hash of version 0 took about 940.
+ * bytes ({@code MEMORY USAGE}) where the hash of version 0 took 942.
  * <p>
  * Version 0, the layout before this one, is a hash of one field per column; the scripts
  * read it and write version 1 in its place on the next change (see {@code record.lua}),
@@ -53,6 +54,16 @@ final class CompactRecord {
 
 	private static final HexFormat HEX = HexFormat.of();
 
+	private static final int FINGERPRINT = 1 << 2;
+
+	private static final int RECOVERY_POINT = 1 << 3;
+
+	private static final int ERROR_TYPE = 1 << 4;
+
+	private static final int ERROR_MESSAGE = 1 << 5;
+
+	private static final int RESPONSE = 1 << 6;
+
 	private CompactRecord() {
 	}
 
@@ -64,7 +75,9 @@ final class CompactRecord {
 	static byte[] encode(IdempotencyRecord record) {
 		Writer out = new Writer(48 + length(record.response()) + length(record.errorMessage()));
 		out.write(VERSION);
-		out.write(statusByte(record.status()));
+		out.write(statusBits(record.status()) | present(record.fingerprint(), FINGERPRINT)
+				| present(record.recoveryPoint(), RECOVERY_POINT) | present(record.errorType(), ERROR_TYPE)
+				| present(record.errorMessage(), ERROR_MESSAGE) | present(record.response(), RESPONSE));
 		out.varint(record.attempt());
 		long created = record.createdAt().toEpochMilli();
 		long updated = record.updatedAt().toEpochMilli();
@@ -73,7 +86,9 @@ final class CompactRecord {
 		out.zigzag(record.expiresAt().toEpochMilli() - updated);
 		out.zigzag(record.leaseUntil().toEpochMilli() - created);
 		out.token(token(record.owner()));
-		out.token((record.fingerprint() != null) ? token(record.fingerprint()) : new byte[0]);
+		if (record.fingerprint() != null) {
+			out.token(token(record.fingerprint()));
+		}
 		out.text(record.recoveryPoint());
 		out.text(record.errorType());
 		out.text(record.errorMessage());
@@ -95,19 +110,20 @@ final class CompactRecord {
 			throw new IllegalStateException("Redis record " + id + " has layout version " + version
 					+ ", which this version of the store cannot read (it reads version " + VERSION + ")");
 		}
-		RecordStatus status = status(in.get());
+		int flags = in.get();
+		RecordStatus status = status(flags & 3);
 		int attempt = (int) varint(in);
 		long created = varint(in);
 		long updated = created + zigzag(in);
 		long expires = updated + zigzag(in);
 		long leaseUntil = created + zigzag(in);
 		String owner = untoken(in);
-		String fingerprint = untoken(in);
-		String recoveryPoint = text(in);
-		String errorType = text(in);
-		String errorMessage = text(in);
-		String response = text(in);
-		return new IdempotencyRecord(id, status, fingerprint, (owner != null) ? owner : "", attempt,
+		String fingerprint = ((flags & FINGERPRINT) != 0) ? untoken(in) : null;
+		String recoveryPoint = ((flags & RECOVERY_POINT) != 0) ? text(in) : null;
+		String errorType = ((flags & ERROR_TYPE) != 0) ? text(in) : null;
+		String errorMessage = ((flags & ERROR_MESSAGE) != 0) ? text(in) : null;
+		String response = ((flags & RESPONSE) != 0) ? text(in) : null;
+		return new IdempotencyRecord(id, status, fingerprint, owner, attempt,
 				Instant.ofEpochMilli(leaseUntil), recoveryPoint, response, errorType, errorMessage,
 				Instant.ofEpochMilli(created), Instant.ofEpochMilli(updated), Instant.ofEpochMilli(expires));
 	}
@@ -181,11 +197,8 @@ final class CompactRecord {
 		return out.toByteArray();
 	}
 
-	private static @Nullable String untoken(ByteBuffer in) {
+	private static String untoken(ByteBuffer in) {
 		int length = (int) varint(in);
-		if (length == 0) {
-			return null;
-		}
 		byte tag = in.get();
 		byte[] body = new byte[length - 1];
 		in.get(body);
@@ -203,13 +216,10 @@ final class CompactRecord {
 		}
 	}
 
-	private static @Nullable String text(ByteBuffer in) {
+	private static String text(ByteBuffer in) {
 		int length = (int) varint(in);
-		if (length == 0) {
-			return null;
-		}
-		String text = new String(in.array(), in.position(), length - 1, StandardCharsets.UTF_8);
-		in.position(in.position() + length - 1);
+		String text = new String(in.array(), in.position(), length, StandardCharsets.UTF_8);
+		in.position(in.position() + length);
 		return text;
 	}
 
@@ -235,27 +245,31 @@ final class CompactRecord {
 		return (text != null) ? text.length() : 0;
 	}
 
-	private static int statusByte(RecordStatus status) {
+	private static int present(@Nullable String field, int bit) {
+		return (field != null) ? bit : 0;
+	}
+
+	private static int statusBits(RecordStatus status) {
 		switch (status) {
 			case IN_PROGRESS:
-				return 'P';
+				return 0;
 			case COMPLETED:
-				return 'C';
+				return 1;
 			default:
-				return 'F';
+				return 2;
 		}
 	}
 
-	private static RecordStatus status(byte b) {
-		switch (b) {
-			case 'P':
+	private static RecordStatus status(int bits) {
+		switch (bits) {
+			case 0:
 				return RecordStatus.IN_PROGRESS;
-			case 'C':
+			case 1:
 				return RecordStatus.COMPLETED;
-			case 'F':
+			case 2:
 				return RecordStatus.FAILED;
 			default:
-				throw new IllegalStateException("Unknown status byte " + b + " in a Redis record");
+				throw new IllegalStateException("Unknown status " + bits + " in a Redis record");
 		}
 	}
 
@@ -285,13 +299,11 @@ final class CompactRecord {
 		}
 
 		void text(@Nullable String text) {
-			if (text == null) {
-				write(0);
-				return;
+			if (text != null) {
+				byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+				varint(utf8.length);
+				writeBytes(utf8);
 			}
-			byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
-			varint(utf8.length + 1L);
-			writeBytes(utf8);
 		}
 
 	}

@@ -48,27 +48,32 @@ local function read_zigzag(s, pos)
 	return -(n + 1) / 2, pos
 end
 
-local function read_token(s, pos)
+-- the field at pos when bit of flags is set (a varint length and the bytes), else nil
+local function read_field(s, pos, flags, bit)
+	if math.floor(flags / bit) % 2 == 0 then
+		return nil, pos
+	end
 	local length
 	length, pos = read_varint(s, pos)
 	return string.sub(s, pos, pos + length - 1), pos + length
 end
 
-local function read_text(s, pos)
-	local length
-	length, pos = read_varint(s, pos)
-	if length == 0 then
-		return nil, pos
+local function field(value)
+	if value == nil then
+		return ''
 	end
-	return string.sub(s, pos, pos + length - 2), pos + length - 1
+	return varint(#value) .. value
 end
 
-local function text(value)
+local function present(value, bit)
 	if value == nil then
-		return '\0'
+		return 0
 	end
-	return varint(#value + 1) .. value
+	return bit
 end
+
+local status_bits = { P = 0, C = 1, F = 2 }
+local status_of_bits = { [0] = 'P', [1] = 'C', [2] = 'F' }
 
 local function hex_bytes(hex)
 	return (string.gsub(hex, '..', function(pair)
@@ -91,17 +96,20 @@ local function token(value)
 end
 
 local function encode(r)
-	return table.concat({ '\1', r.status, varint(r.attempt), varint(r.created), zigzag(r.updated - r.created),
-		zigzag(r.expires - r.updated), zigzag(r.lease - r.created), varint(#r.owner), r.owner,
-		varint(#r.fingerprint), r.fingerprint, text(r.recovery_point), text(r.error_type), text(r.error_message),
-		text(r.response) })
+	local fingerprint = (r.fingerprint ~= '') and r.fingerprint or nil
+	local flags = status_bits[r.status] + present(fingerprint, 4) + present(r.recovery_point, 8)
+		+ present(r.error_type, 16) + present(r.error_message, 32) + present(r.response, 64)
+	return table.concat({ '\1', string.char(flags), varint(r.attempt), varint(r.created),
+		zigzag(r.updated - r.created), zigzag(r.expires - r.updated), zigzag(r.lease - r.created), field(r.owner),
+		field(fingerprint), field(r.recovery_point), field(r.error_type), field(r.error_message), field(r.response) })
 end
 
 local function decode(s)
 	if string.byte(s, 1) ~= 1 then
 		error({ err = 'ERR idempotency record of unknown layout ' .. string.byte(s, 1) })
 	end
-	local r = { status = string.sub(s, 2, 2) }
+	local flags = string.byte(s, 2)
+	local r = { status = status_of_bits[flags % 4] }
 	local pos = 3
 	local delta
 	r.attempt, pos = read_varint(s, pos)
@@ -112,12 +120,13 @@ local function decode(s)
 	r.expires = r.updated + delta
 	delta, pos = read_zigzag(s, pos)
 	r.lease = r.created + delta
-	r.owner, pos = read_token(s, pos)
-	r.fingerprint, pos = read_token(s, pos)
-	r.recovery_point, pos = read_text(s, pos)
-	r.error_type, pos = read_text(s, pos)
-	r.error_message, pos = read_text(s, pos)
-	r.response, pos = read_text(s, pos)
+	r.owner, pos = read_field(s, pos, 1, 1)
+	r.fingerprint, pos = read_field(s, pos, flags, 4)
+	r.recovery_point, pos = read_field(s, pos, flags, 8)
+	r.error_type, pos = read_field(s, pos, flags, 16)
+	r.error_message, pos = read_field(s, pos, flags, 32)
+	r.response, pos = read_field(s, pos, flags, 64)
+	r.fingerprint = r.fingerprint or ''
 	return r
 end
 

@@ -208,21 +208,29 @@ class RedisRecordLayoutTest {
 
 	@Test
 	void aFinishedRecordTakesAtMostTwiceItsKeyAndResultInMemory() {
+		// an owner and a fingerprint as the engine makes them, a run of 17 minutes, a day's retention
 		String owner = UUID.randomUUID() + "-" + 123_456;
 		String response = "\"" + "r".repeat(78) + "\"";
+		Duration run = Duration.ofMinutes(17);
+		Duration retention = Duration.ofDays(1);
 		String workflow = "orders";
 		String prefix = "layout-test:{" + workflow.length() + ":" + workflow + ":";
 		RecordId id = new RecordId(workflow, UUID.randomUUID() + "k".repeat(60 - prefix.length() - 1 - 36));
-		assertThat(this.store.key(id)).hasSize(60);
-		ClaimResult claim = this.store.claim(new ClaimRequest(id, owner, FINGERPRINT, LEASE, RETENTION));
-		assertThat(claim.acquiredHandle().complete(response)).isTrue();
-		long compact = memoryUsage(this.store.key(id));
+		String key = this.store.key(id);
+		assertThat(key).hasSize(60);
+		ClaimHandle handle = this.store.claim(new ClaimRequest(id, owner, FINGERPRINT, LEASE, retention))
+			.acquiredHandle();
+		this.clock.advance(run);
+		assertThat(handle.renew()).isTrue();
+		assertThat(handle.complete(response)).isTrue();
+		long compact = memoryUsage(key);
 
-		this.redis.delete(this.store.key(id));
-		this.layout0.claim(this.store.key(id), now(), owner, FINGERPRINT, LEASE, RETENTION);
-		this.layout0.finish(this.store.key(id), now(), owner, RETENTION, "COMPLETED", response);
-		long hash = memoryUsage(this.store.key(id));
-		this.redis.delete(this.store.key(id));
+		this.redis.delete(key);
+		this.layout0.claim(key, now(), owner, FINGERPRINT, LEASE, retention);
+		this.clock.advance(run);
+		this.layout0.finish(key, now(), owner, retention, "COMPLETED", response);
+		long hash = memoryUsage(key);
+		this.redis.delete(key);
 		System.out.println("MEMORY USAGE of a finished record, 60-byte Redis key, 80-byte response: layout 0 (hash) "
 				+ hash + " bytes, layout 1 (compact) " + compact + " bytes");
 		assertThat(compact).isLessThanOrEqualTo(2 * (60 + 80));
