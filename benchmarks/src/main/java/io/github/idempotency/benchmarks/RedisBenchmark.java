@@ -24,8 +24,9 @@ import org.springframework.integration.selector.MetadataStoreSelector;
  * Redis (one node on loopback, Lettuce through Spring Data Redis, one shared connection).
  * <ul>
  * <li>{@code starter*}: the proxied {@code @Idempotent} method on the starter's redis store
- * (one hash per record, Lua scripts): claim and complete, one round trip each (first
- * delivery: 2); a duplicate's claim returns the finished record (1).</li>
+ * (one compact string per record): the claim is {@code SET NX GET PX} and the completion a
+ * script fenced by owner, one round trip each (first delivery: 2); a duplicate's claim is
+ * the same {@code SET NX GET}, answered with the finished record and no script (1).</li>
  * <li>{@code bare*}: the protocol by hand on {@code StringRedisTemplate}: a claim script
  * ({@code SET NX PX}, or the record found: one round trip, also for a duplicate) and a
  * completion script fenced by owner ({@code GET} compare, {@code SET PX}: one round trip).

@@ -64,6 +64,13 @@ import org.springframework.util.Assert;
  * transaction on this store's data source cannot hold a claim: the claim throws
  * {@code IllegalStateException} (the engine never runs such a call unprotected).
  * <p>
+ * <b>Read first.</b> Outside a transaction a claim may first read the row with a plain
+ * primary-key {@code SELECT} ({@link #setReadFirst}; by default per workflow while most of
+ * its claims find a record): a finished record, a mismatch or a live claim is then answered
+ * by that read alone, and anything else (no row, an expired lease or retention) goes on to
+ * the claim statement, which decides again atomically. Inside the caller's transaction the
+ * claim never reads first.
+ * <p>
  * Times come from the given {@link Clock} as epoch milliseconds, never from the database.
  */
 public final class JdbcIdempotencyStore implements IdempotencyStore {
@@ -78,6 +85,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
 	private final JdbcBatchSteps batches;
 
+	private final ReadFirst.Ratios readFirstRatios = new ReadFirst.Ratios();
+
+	private volatile ReadFirst readFirst = ReadFirst.ADAPTIVE;
+
 	/**
 	 * A store on {@code dataSource}'s table {@code tableName}.
 	 * @param dataSource the application's data source
@@ -91,6 +102,16 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		this.table = new JdbcRecordTable(dataSource, JdbcDialect.of(dataSource), tableName, lockTimeout, clock);
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 		this.batches = new JdbcBatchSteps(this, this.table);
+	}
+
+	/**
+	 * Sets whether a claim outside a transaction reads the record before its claim
+	 * statement ({@link ReadFirst#ADAPTIVE} by default).
+	 * @param readFirst never, per workflow by the share of duplicates, or always
+	 */
+	public void setReadFirst(ReadFirst readFirst) {
+		Assert.notNull(readFirst, "'readFirst' must not be null");
+		this.readFirst = readFirst;
 	}
 
 	@Override
@@ -150,6 +171,27 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	}
 
 	private ClaimResult claimNow(JdbcRecordTable table, ClaimRequest request, boolean inTransaction) {
+		String workflow = request.id().workflow();
+		ReadFirst mode = this.readFirst;
+		if (!inTransaction && this.readFirstRatios.readsFirst(mode, workflow)) {
+			// a plain primary-key read: never waits, and answers a finished record or a live claim alone
+			IdempotencyRecord existing = table.read(request.id());
+			if (existing != null) {
+				ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), table.now());
+				if (outcome != ClaimOutcome.ACQUIRED) {
+					this.readFirstRatios.record(mode, workflow, true);
+					return ClaimResult.of(outcome, existing);
+				}
+			}
+		}
+		ClaimResult claim = claimByStatement(table, request, inTransaction);
+		if (!inTransaction) {
+			this.readFirstRatios.record(mode, workflow, claim.outcome() != ClaimOutcome.ACQUIRED);
+		}
+		return claim;
+	}
+
+	private ClaimResult claimByStatement(JdbcRecordTable table, ClaimRequest request, boolean inTransaction) {
 		Instant now = table.now();
 		IdempotencyRecord claimed = claimed(null, request, now, inTransaction);
 		JdbcRecordTable.Insertion insertion = table.insertOrRead(claimed, inTransaction);

@@ -36,32 +36,43 @@ import org.springframework.data.redis.connection.DecoratedRedisConnection;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.SetCondition;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.RedisOperations;
 import org.springframework.data.redis.core.SessionCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.data.redis.core.types.Expiration;
+import org.springframework.data.redis.serializer.RedisSerializer;
 import org.springframework.util.Assert;
 
 /**
- * A store of one Redis hash per record, through Spring Data Redis (Lettuce): single node,
- * Sentinel or Cluster.
+ * A store of one Redis string per record, through Spring Data Redis (Lettuce): single
+ * node, Sentinel or Cluster.
  * <p>
- * The hash of a record is {@code <prefix>:{<workflow length>:<workflow>:<key>}}: the
+ * The record of a key is {@code <prefix>:{<workflow length>:<workflow>:<key>}}: the
  * length keeps workflow and key apart (no two pairs give the same text), and the braces
  * are a Redis Cluster hash tag over the whole record id (a closing brace inside the
- * workflow or key ends the tag early, which is harmless: every script touches one key).
- * Claim, complete, fail, release, renew and save-recovery-point are Lua scripts
- * (resources next to this class: {@code claim.lua}, {@code finish.lua} for complete and
- * fail, {@code release.lua}, {@code renew.lua} for renew and save-recovery-point), one
- * round trip each, fenced by owner; Spring Data Redis sends them with
- * {@code EVALSHA} and falls back to {@code EVAL} when the server answers
- * {@code NOSCRIPT}. The claim answers in that same round trip with what the engine acts
- * on: a duplicate's response, a failure's error, a mismatch's status and fingerprint (one
- * {@code HMGET} on the server, not the whole hash); the whole record of
- * a live lease or a takeover; a new record it only acknowledges, since the caller knows
- * all of it.
+ * workflow or key ends the tag early, which is harmless: every command touches one key).
+ * Its value is the compact layout of {@link CompactRecord} (version 1: a version byte, the
+ * status, the numbers as varints, the texts length-prefixed); records of version 0, a hash
+ * of one field per column, are read as they are and rewritten in the compact layout by the
+ * first script that changes them.
+ * <p>
+ * A claim is one native command, {@code SET key record NX GET PX lease+retention}
+ * (Redis 7.0 or later): it writes the new record when the key is free, and otherwise
+ * answers the record found, from which the claim decides on the client
+ * ({@link ClaimRules#decide}) a duplicate, a failure, a mismatch or a live claim, with no
+ * script. Only what needs a conditional write goes to the {@code claim.lua} script: a
+ * record whose lease or retention ran out (a takeover, or a new record in its place), a
+ * record of version 0 ({@code WRONGTYPE}), and every claim on a server that does not
+ * take {@code NX} with {@code GET} (before 7.0). Complete, fail, release, renew and
+ * save-recovery-point are Lua scripts (resources next to this class, each preceded by
+ * {@code record.lua}, the layout in Lua: {@code finish.lua} for complete and fail,
+ * {@code release.lua}, {@code renew.lua} for renew and save-recovery-point), one round
+ * trip each, fenced by owner; Spring Data Redis sends them with {@code EVALSHA} and falls
+ * back to {@code EVAL} when the server answers {@code NOSCRIPT}.
  * <p>
  * A batch ({@link #claimAll}, {@link #completeAll}) runs the same two scripts, which take
  * any number of keys: one call with every key on a single node, one call per cluster hash
@@ -69,13 +80,13 @@ import org.springframework.util.Assert;
  * awaited, so a batch costs one round trip per node (a connection that is not Lettuce's
  * goes key by key).
  * <p>
- * Time comes from the given {@link Clock}: the scripts compare the caller's "now" with the
- * {@code lease_until} and {@code expires_at} fields, so the lease and retention are
- * logical. On top, each script sets a physical {@code PEXPIRE} so Redis drops what is
- * over: {@code lease + retention} while {@code IN_PROGRESS}, from the claim and from every
- * renewal and recovery point (not only the lease: a run that crashed, however long it ran,
- * keeps its attempt and recovery point for the run that takes it over),
- * the retention once finished. These are relative durations, never absolute times, so a
+ * Time comes from the given {@link Clock}: the claim and the scripts compare the caller's
+ * "now" with the record's {@code lease_until} and {@code expires_at}, so the lease and
+ * retention are logical. On top, every write sets a physical time to live so Redis drops
+ * what is over: {@code lease + retention} while {@code IN_PROGRESS}, from the claim and
+ * from every renewal and recovery point (not only the lease: a run that crashed, however
+ * long it ran, keeps its attempt and recovery point for the run that takes it over), the
+ * retention once finished. These are relative durations, never absolute times, so a
  * clock far from Redis's own cannot make a key vanish early.
  * <p>
  * With {@link #setReplicaWait(int, Duration)}, a completion or failure is followed by
@@ -101,6 +112,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	private static final RedisScript<Long> RENEW = script("renew.lua", Long.class);
 
+	/** Script arguments: bytes as they are, anything else as its text. */
+	private static final RedisSerializer<Object> ARGUMENTS = new RedisSerializer<>() {
+
+		@Override
+		public byte[] serialize(@Nullable Object value) {
+			return SlotGroupedScript.argument(value);
+		}
+
+		@Override
+		public @Nullable Object deserialize(byte @Nullable [] bytes) {
+			return bytes;
+		}
+
+	};
+
+	/** Script replies: bulk strings as bytes. */
+	@SuppressWarnings("rawtypes")
+	private static final RedisSerializer RESULT = RedisSerializer.byteArray();
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private final StringRedisTemplate redis;
@@ -112,6 +142,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	private final Clock clock;
 
 	private final AtomicBoolean clusterWarned = new AtomicBoolean();
+
+	/** Set once the server refused {@code SET ... NX GET} (before Redis 7.0): claims by script. */
+	private volatile boolean claimByScriptOnly;
 
 	private int waitReplicas;
 
@@ -155,10 +188,50 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	@Override
 	public ClaimResult claim(ClaimRequest request) {
 		long now = now();
-		List<String> args = new ArrayList<>(5);
+		if (this.claimByScriptOnly) {
+			return claimByScript(request, now);
+		}
+		Instant at = Instant.ofEpochMilli(now);
+		IdempotencyRecord fresh = ClaimRules.claimed(null, request, at);
+		byte[] key = bytes(key(request.id()));
+		byte[] value = CompactRecord.encode(fresh);
+		Expiration ttl = Expiration.milliseconds(request.leaseTtl().toMillis() + request.retention().toMillis());
+		byte[] found;
+		try {
+			found = this.redis.execute(
+					(RedisCallback<byte[]>) (connection) -> connection.stringCommands().setGet(key, value,
+							SetCondition.ifAbsent(), ttl));
+		}
+		catch (DataAccessException ex) {
+			if (isWrongType(ex)) {
+				// a record of layout 0: the script reads it
+				return claimByScript(request, now);
+			}
+			if (isSyntaxError(ex)) {
+				logger.info("This Redis server does not take SET with both NX and GET (Redis 7.0 or later does): "
+						+ "every claim runs the claim script");
+				this.claimByScriptOnly = true;
+				return claimByScript(request, now);
+			}
+			throw ex;
+		}
+		if (found == null) {
+			return ClaimResult.acquired(fresh, new RedisClaim(request));
+		}
+		IdempotencyRecord existing = CompactRecord.decode(request.id(), found);
+		ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), at);
+		if (outcome == ClaimOutcome.ACQUIRED) {
+			// over, or a lease that ran out: only a script may replace it, atomically
+			return claimByScript(request, now);
+		}
+		return ClaimResult.of(outcome, existing);
+	}
+
+	private ClaimResult claimByScript(ClaimRequest request, long now) {
+		List<Object> args = new ArrayList<>(5);
 		args.add(String.valueOf(now));
 		args.addAll(claimArguments(request));
-		List<?> replies = this.redis.execute(CLAIM, List.of(key(request.id())), args.toArray());
+		List<?> replies = execute(CLAIM, key(request.id()), args.toArray());
 		Assert.state(replies != null && replies.size() == 1, "The claim script answered nothing");
 		return claimed(request, (List<?>) replies.get(0), now);
 	}
@@ -253,38 +326,46 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return handle instanceof RedisClaim claim && claim.store() == this;
 	}
 
-	private static List<String> claimArguments(ClaimRequest request) {
-		return List.of(request.owner(), (request.fingerprint() != null) ? request.fingerprint() : "",
+	private static List<Object> claimArguments(ClaimRequest request) {
+		return List.of(CompactRecord.token(request.owner()),
+				(request.fingerprint() != null) ? CompactRecord.token(request.fingerprint()) : new byte[0],
 				String.valueOf(request.leaseTtl().toMillis()), String.valueOf(request.retention().toMillis()));
 	}
 
 	private ClaimResult claimed(ClaimRequest request, List<?> reply, long now) {
 		Assert.state(!reply.isEmpty(), "The claim script answered nothing");
-		ClaimOutcome outcome = ClaimOutcome.valueOf((String) reply.get(0));
-		Instant at = Instant.ofEpochMilli(now);
-		IdempotencyRecord record = switch (outcome) {
-			case DUPLICATE -> answered(request, RecordStatus.COMPLETED, request.fingerprint(), part(reply, 1), null,
-					null, at);
-			case FAILED -> answered(request, RecordStatus.FAILED, request.fingerprint(), null, part(reply, 1),
-					part(reply, 2), at);
-			case MISMATCH -> answered(request, RecordStatus.valueOf((String) reply.get(1)), part(reply, 2), null, null,
-					null, at);
-			// a new record: the script wrote exactly what the rules say, and sent nothing back
-			default -> (reply.size() == 1) ? ClaimRules.claimed(null, request, at)
-					: record(request.id(), fields(reply.subList(1, reply.size())));
-		};
+		ClaimOutcome outcome = ClaimOutcome.valueOf(text(reply.get(0)));
+		// a new record: the script wrote exactly what the rules say, and sent nothing back
+		IdempotencyRecord record = (reply.size() == 1) ? ClaimRules.claimed(null, request, Instant.ofEpochMilli(now))
+				: CompactRecord.decode(request.id(), (byte[]) reply.get(1));
 		return (outcome == ClaimOutcome.ACQUIRED) ? ClaimResult.acquired(record, new RedisClaim(request))
 				: ClaimResult.of(outcome, record);
 	}
 
 	@Override
 	public Optional<IdempotencyRecord> find(RecordId id) {
-		Map<String, String> fields = new HashMap<>();
-		this.redis.<String, String>opsForHash().entries(key(id)).forEach(fields::put);
-		if (fields.isEmpty()) {
-			return Optional.empty();
+		String key = key(id);
+		IdempotencyRecord record;
+		try {
+			byte[] value = this.redis.execute((RedisCallback<byte[]>) (connection) -> connection.stringCommands()
+				.get(bytes(key)));
+			if (value == null) {
+				return Optional.empty();
+			}
+			record = CompactRecord.decode(id, value);
 		}
-		IdempotencyRecord record = record(id, fields);
+		catch (DataAccessException ex) {
+			if (!isWrongType(ex)) {
+				throw ex;
+			}
+			// a record of layout 0, read as it is
+			Map<String, String> fields = new HashMap<>();
+			this.redis.<String, String>opsForHash().entries(key).forEach(fields::put);
+			if (fields.isEmpty()) {
+				return Optional.empty();
+			}
+			record = record(id, fields);
+		}
 		return record.isExpired(this.clock.instant()) ? Optional.empty() : Optional.of(record);
 	}
 
@@ -310,18 +391,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	private boolean finish(ClaimRequest request, RecordStatus status, @Nullable String... values) {
 		RecordId id = request.id();
 		List<String> keys = List.of(key(id));
-		List<String> args = new ArrayList<>(7);
+		List<Object> args = new ArrayList<>(7);
 		args.add(String.valueOf(now()));
 		args.addAll(finishArguments(request, status, values));
 		if (this.waitReplicas == 0) {
-			return isFinished(this.redis.execute(FINISH, keys, args.toArray()));
+			return isFinished(execute(FINISH, keys.get(0), args.toArray()));
 		}
 		Boolean finished = this.redis.execute(new SessionCallback<>() {
 			@Override
 			@SuppressWarnings("unchecked")
 			public Boolean execute(RedisOperations operations) throws DataAccessException {
 				// the session binds one connection: WAIT counts the writes made on it
-				boolean owned = isFinished((List<?>) operations.execute(FINISH, keys, args.toArray()));
+				boolean owned = isFinished(
+						(List<?>) operations.execute(FINISH, ARGUMENTS, RESULT, keys, args.toArray()));
 				if (owned) {
 					waitForReplicas(operations, id.toString());
 				}
@@ -332,17 +414,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * The arguments of {@code finish.lua} for one record: owner, retention, status, and the
+	 * The arguments of {@code finish.lua} for one record: owner token, retention, status, and the
 	 * values given up to the first {@code null} (a response; an error type and message).
 	 */
-	private static List<String> finishArguments(ClaimRequest request, RecordStatus status,
+	private static List<Object> finishArguments(ClaimRequest request, RecordStatus status,
 			@Nullable String... values) {
 		int count = 0;
 		while (count < values.length && values[count] != null) {
 			count++;
 		}
-		List<String> args = new ArrayList<>(4 + count);
-		args.add(request.owner());
+		List<Object> args = new ArrayList<>(4 + count);
+		args.add(CompactRecord.token(request.owner()));
 		args.add(String.valueOf(request.retention().toMillis()));
 		args.add(status.name());
 		args.add(String.valueOf(count));
@@ -396,30 +478,29 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return this.clock.millis();
 	}
 
-	private static @Nullable String part(List<?> reply, int index) {
-		return (index < reply.size()) ? (String) reply.get(index) : null;
+	private static String text(Object reply) {
+		return (reply instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(reply);
 	}
 
-	/**
-	 * A record the claim script answered in part: a duplicate only its response, a failure
-	 * its error, a mismatch its status and fingerprint — what the engine acts on. The
-	 * fingerprint of a duplicate or failure is the request's (they matched); the fields
-	 * not sent are placeholders: no owner, attempt 0, every time {@code now}.
-	 */
-	private static IdempotencyRecord answered(ClaimRequest request, RecordStatus status, @Nullable String fingerprint,
-			@Nullable String response, @Nullable String errorType, @Nullable String errorMessage, Instant now) {
-		return new IdempotencyRecord(request.id(), status, fingerprint, "", 0, now, null, response, errorType,
-				errorMessage, now, now, now);
+	/** Whether Redis answered {@code WRONGTYPE}: the key holds a hash, a record of layout 0. */
+	private static boolean isWrongType(Throwable failure) {
+		return messageStartsWith(failure, "WRONGTYPE");
 	}
 
-	private static Map<String, String> fields(List<?> flat) {
-		Map<String, String> fields = new HashMap<>();
-		for (int i = 0; i + 1 < flat.size(); i += 2) {
-			fields.put((String) flat.get(i), (String) flat.get(i + 1));
+	private static boolean isSyntaxError(Throwable failure) {
+		return messageStartsWith(failure, "ERR syntax error");
+	}
+
+	private static boolean messageStartsWith(Throwable failure, String prefix) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause.getMessage() != null && cause.getMessage().startsWith(prefix)) {
+				return true;
+			}
 		}
-		return fields;
+		return false;
 	}
 
+	/** A record of layout 0, a hash of one field per column. */
 	private static IdempotencyRecord record(RecordId id, Map<String, String> fields) {
 		return new IdempotencyRecord(id, RecordStatus.valueOf(fields.get("status")), fields.get("fingerprint"),
 				fields.get("owner"), Integer.parseInt(fields.get("attempt")), instant(fields, "lease_until"),
@@ -441,21 +522,30 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * A script read once: a {@code RedisScript} made from a {@code Resource} checks the
-	 * resource for changes on every call.
+	 * A script of this store, read once (a {@code RedisScript} made from a
+	 * {@code Resource} checks the resource for changes on every call): {@code record.lua},
+	 * the record's layout, then the script itself.
 	 */
-	static <T> RedisScript<T> script(Class<?> owner, String name, Class<T> resultType) {
+	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
 		try {
-			return RedisScript.of(new ClassPathResource(name, owner).getContentAsString(StandardCharsets.UTF_8),
-					resultType);
+			return RedisScript.of(read("record.lua") + "\n" + read(name), resultType);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot read the Redis script " + name, ex);
 		}
 	}
 
-	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
-		return script(RedisIdempotencyStore.class, name, resultType);
+	private static String read(String name) throws IOException {
+		return new ClassPathResource(name, RedisIdempotencyStore.class).getContentAsString(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Runs a script on one key, its arguments sent as they are (bytes) or as their text,
+	 * its bulk replies answered as bytes.
+	 */
+	@SuppressWarnings("unchecked")
+	private <T> @Nullable T execute(RedisScript<T> script, String key, Object... args) {
+		return this.redis.execute(script, ARGUMENTS, (RedisSerializer<T>) RESULT, List.of(key), args);
 	}
 
 	/**
@@ -486,14 +576,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 		@Override
 		public boolean release(Throwable failure) {
-			return isOne(RedisIdempotencyStore.this.redis.execute(RELEASE, List.of(key(this.request.id())), this.request.owner(),
+			return isOne(execute(RELEASE, key(this.request.id()), CompactRecord.token(this.request.owner()),
 					String.valueOf(now())));
 		}
 
 		@Override
 		public boolean renew() {
 			long now = now();
-			return isOne(RedisIdempotencyStore.this.redis.execute(RENEW, List.of(key(this.request.id())), this.request.owner(),
+			return isOne(execute(RENEW, key(this.request.id()), CompactRecord.token(this.request.owner()),
 					String.valueOf(now), String.valueOf(now + this.request.leaseTtl().toMillis()),
 					String.valueOf(this.request.retention().toMillis())));
 		}
@@ -501,7 +591,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		@Override
 		public boolean saveRecoveryPoint(String recoveryPoint) {
 			long now = now();
-			return isOne(RedisIdempotencyStore.this.redis.execute(RENEW, List.of(key(this.request.id())), this.request.owner(),
+			return isOne(execute(RENEW, key(this.request.id()), CompactRecord.token(this.request.owner()),
 					String.valueOf(now), String.valueOf(now + this.request.leaseTtl().toMillis()),
 					String.valueOf(this.request.retention().toMillis()), recoveryPoint));
 		}

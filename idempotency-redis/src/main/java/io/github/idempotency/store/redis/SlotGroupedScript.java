@@ -52,7 +52,7 @@ final class SlotGroupedScript {
 	 * @return the replies, or {@code null} when the connection is not Lettuce's (the
 	 * caller then goes key by key)
 	 */
-	@Nullable Replies run(RedisConnectionFactory connectionFactory, List<String> leading, List<Call> calls,
+	@Nullable Replies run(RedisConnectionFactory connectionFactory, List<?> leading, List<Call> calls,
 			Duration timeout, Consumer<RedisConnection> afterwards) {
 		RedisConnection connection = connectionFactory.getConnection();
 		try {
@@ -85,7 +85,7 @@ final class SlotGroupedScript {
 					}
 					List<Integer> group = groups.get(g);
 					for (int i = 0; i < group.size(); i++) {
-						replies.replies[group.get(i)] = strings(reply.get(i));
+						replies.replies[group.get(i)] = reply.get(i);
 					}
 				}
 				catch (RuntimeException ex) {
@@ -123,11 +123,11 @@ final class SlotGroupedScript {
 		return keys;
 	}
 
-	private static byte[][] arguments(List<String> leading, List<Call> calls, List<Integer> group) {
+	private static byte[][] arguments(List<?> leading, List<Call> calls, List<Integer> group) {
 		List<byte[]> arguments = new ArrayList<>();
-		leading.forEach((argument) -> arguments.add(bytes(argument)));
+		leading.forEach((argument) -> arguments.add(argument(argument)));
 		for (int i : group) {
-			calls.get(i).arguments().forEach((argument) -> arguments.add(bytes(argument)));
+			calls.get(i).arguments().forEach((argument) -> arguments.add(argument(argument)));
 		}
 		return arguments.toArray(new byte[0][]);
 	}
@@ -141,17 +141,9 @@ final class SlotGroupedScript {
 		return LettuceFutures.awaitOrCancel(future, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 	}
 
-	/** The reply with its bulk strings read as UTF-8 text. */
-	private static @Nullable Object strings(@Nullable Object reply) {
-		if (reply instanceof byte[] bytes) {
-			return new String(bytes, StandardCharsets.UTF_8);
-		}
-		if (reply instanceof List<?> list) {
-			List<@Nullable Object> converted = new ArrayList<>(list.size());
-			list.forEach((element) -> converted.add(strings(element)));
-			return converted;
-		}
-		return reply;
+	/** An argument as sent: bytes as they are, anything else as its text in UTF-8. */
+	static byte[] argument(Object argument) {
+		return (argument instanceof byte[] bytes) ? bytes : bytes(String.valueOf(argument));
 	}
 
 	private static byte[] bytes(String value) {
@@ -162,13 +154,14 @@ final class SlotGroupedScript {
 	 * One key of the batch and the script's arguments for it.
 	 *
 	 * @param key the key
-	 * @param arguments its arguments
+	 * @param arguments its arguments: bytes, or values sent as their text
 	 */
-	record Call(String key, List<String> arguments) {
+	record Call(String key, List<?> arguments) {
 	}
 
 	/**
-	 * What the calls answered: a reply per key, {@code null} where its call failed.
+	 * What the calls answered: a reply per key as Lettuce decoded it (bulk strings as
+	 * bytes), {@code null} where its call failed.
 	 */
 	static final class Replies {
 

