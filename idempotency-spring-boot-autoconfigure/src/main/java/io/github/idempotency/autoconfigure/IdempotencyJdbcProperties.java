@@ -2,6 +2,8 @@ package io.github.idempotency.autoconfigure;
 
 import java.time.Duration;
 
+import io.github.idempotency.store.jdbc.ReadFirst;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.jdbc.init.DatabaseInitializationProperties;
 
@@ -29,6 +31,14 @@ public class IdempotencyJdbcProperties extends DatabaseInitializationProperties 
 	 */
 	private Duration lockTimeout = Duration.ofSeconds(10);
 
+	/**
+	 * Whether a claim outside a transaction reads the record with a plain primary-key
+	 * SELECT before its claim statement, so that a duplicate costs one read: 'never',
+	 * 'always', or 'adaptive' (per workflow, while most of its recent claims found a
+	 * record).
+	 */
+	private ReadFirst readFirst = ReadFirst.ADAPTIVE;
+
 	private final Cleanup cleanup = new Cleanup();
 
 	@Override
@@ -50,6 +60,14 @@ public class IdempotencyJdbcProperties extends DatabaseInitializationProperties 
 
 	public void setLockTimeout(Duration lockTimeout) {
 		this.lockTimeout = lockTimeout;
+	}
+
+	public ReadFirst getReadFirst() {
+		return this.readFirst;
+	}
+
+	public void setReadFirst(ReadFirst readFirst) {
+		this.readFirst = readFirst;
 	}
 
 	public Cleanup getCleanup() {

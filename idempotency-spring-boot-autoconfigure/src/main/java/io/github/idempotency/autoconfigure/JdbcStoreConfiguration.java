@@ -39,6 +39,7 @@ class JdbcStoreConfiguration {
 	static JdbcIdempotencyStore createStore(DataSource dataSource, IdempotencyJdbcProperties properties) {
 		JdbcIdempotencyStore store = new JdbcIdempotencyStore(dataSource, properties.getTableName(),
 				properties.getLockTimeout(), Clock.systemUTC());
+		store.setReadFirst(properties.getReadFirst());
 		JdbcTableVerifier.verify(dataSource, properties);
 		return store;
 	}

@@ -11,6 +11,7 @@ import io.github.idempotency.IdempotentRequest;
 import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
+import io.github.idempotency.store.jdbc.ReadFirst;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 import io.github.idempotency.testservers.TestDatabases;
 import io.github.idempotency.testservers.TestServers;
@@ -95,6 +96,15 @@ class JdbcStoreAutoConfigurationTest {
 		this.runner.run((context) -> assertThat(context).hasSingleBean(ExpiredRecordsCleaner.class));
 		this.runner.withPropertyValues("idempotency.jdbc.cleanup.interval=0")
 			.run((context) -> assertThat(context).doesNotHaveBean(ExpiredRecordsCleaner.class));
+	}
+
+	@Test
+	void claimsReadFirstAdaptivelyUnlessTold() {
+		this.runner.run((context) -> assertThat(context.getBean(JdbcIdempotencyStore.class))
+			.hasFieldOrPropertyWithValue("readFirst", ReadFirst.ADAPTIVE));
+		this.runner.withPropertyValues("idempotency.jdbc.read-first=never")
+			.run((context) -> assertThat(context.getBean(JdbcIdempotencyStore.class))
+				.hasFieldOrPropertyWithValue("readFirst", ReadFirst.NEVER));
 	}
 
 	@Test
