@@ -1,5 +1,6 @@
 package io.github.idempotency.store.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Properties;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.testservers.RedisConnections;
 import io.github.idempotency.testservers.RedisServerProcess;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -63,7 +65,9 @@ class RedisIdempotencyStoreReplicaWaitTest {
 		assertThat(this.store.claim(new ClaimRequest(id, "owner-1", null, Duration.ofSeconds(30), RETENTION))
 			.acquiredHandle()
 			.complete("\"done\"")).isTrue();
-		assertThat(onReplica.hasKey(this.store.key(id))).isTrue();
+		byte[] replicated = onReplica.execute((RedisCallback<byte[]>) (connection) -> connection.stringCommands()
+			.get(this.store.key(id).getBytes(StandardCharsets.UTF_8)));
+		assertThat(CompactRecord.decode(id, replicated).status()).isEqualTo(RecordStatus.COMPLETED);
 		assertThat(output).doesNotContain("replicas acknowledged");
 	}
 
