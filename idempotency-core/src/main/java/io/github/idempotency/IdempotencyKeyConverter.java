@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
  * Turns a key value of a type the engine does not know, such as a broker's message
  * header, into the bytes the key is made of. The engine knows text, {@code byte[]} and
  * {@code ByteBuffer} itself and turns anything else into text with {@code toString()}
- * unless a converter answers first; bytes become the key as described in README's "Key
+ * unless a converter answers first; bytes become the key as described in docs/semantics.md, "Key
  * forms" (valid UTF-8 as its text, other bytes in a binary form).
  * <p>
  * The Kafka auto-configuration registers one for Kafka's {@code Header}; an application

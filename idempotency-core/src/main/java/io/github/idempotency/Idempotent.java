@@ -98,7 +98,7 @@ public @interface Idempotent {
 	 * position in the list as {@code #index}; the method's arguments stay available). The
 	 * method is called once with a list of only the elements it must run, in their order,
 	 * and must return {@code void}. Duplicates, elements that failed permanently before
-	 * and a key named twice are left out; see README, "Batch listeners". Empty: the method
+	 * and a key named twice are left out; see docs/brokers.md, "Batch listeners". Empty: the method
 	 * is one operation.
 	 * <pre class="code">
 	 * &#64;KafkaListener(topics = "payments", batch = "true")

@@ -409,7 +409,7 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 		/**
 		 * Makes every call a Micrometer observation ({@code idempotency.execution}, see
-		 * README).
+		 * docs/observability.md).
 		 * @param observations the application's observation registry
 		 * @param observeKeys whether the key is a high-cardinality key value of the
 		 * observations

@@ -24,7 +24,7 @@ import io.github.idempotency.store.ClaimHandle;
  * first renewal is due costs no scheduling at all: the tick comes at least once a second
  * while the engine runs, and earlier only for a lease due earlier.
  * <p>
- * The timing is what bounds the outage a run survives ({@code README}, "When the result
+ * The timing is what bounds the outage a run survives (docs/semantics.md, "When the result
  * cannot be stored"): a renewal starts when it is due, not on a later tick, at most one
  * interval after the previous successful one started (so the lease that one wrote has at
  * least {@code leaseTtl - interval} left); one that fails is tried again with

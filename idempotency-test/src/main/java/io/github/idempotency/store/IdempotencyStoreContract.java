@@ -35,7 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * class PostgresJdbcIdempotencyStoreTest extends IdempotencyStoreContract {
  *     &#64;Override
  *     protected IdempotencyStore createStore(Clock clock) {
- *         return new JdbcIdempotencyStore(dataSource, clock);
+ *         return new JdbcIdempotencyStore(dataSource, "idempotency_record", Duration.ofSeconds(5), clock);
  *     }
  * }
  * </pre>
