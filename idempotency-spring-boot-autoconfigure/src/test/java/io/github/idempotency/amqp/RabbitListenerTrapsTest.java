@@ -48,7 +48,7 @@ import static org.awaitility.Awaitility.await;
  * message came back.
  * <p>
  * {@link VoidListener}, {@link ReplyListener}, {@link ReadmeQueues} and {@link Json} are
- * README's RabbitMQ snippets (section "Brokers / RabbitMQ"), with this run's queue names
+ * docs/brokers.md's RabbitMQ snippets (section "RabbitMQ"), with this run's queue names
  * (and an expiry, so that they do not outlive the test).
  */
 @ExtendWith(OutputCaptureExtension.class)
@@ -251,7 +251,7 @@ class RabbitListenerTrapsTest {
 	@Configuration(proxyBeanMethods = false)
 	static class ReadmeQueues {
 
-		// README, "Brokers / RabbitMQ"; receipts is @SendTo's destination
+		// docs/brokers.md, "RabbitMQ"; receipts is @SendTo's destination
 		@Bean
 		Queue payments(Queues queues) {
 			return QueueBuilder.durable(queues.main())
@@ -286,7 +286,7 @@ class RabbitListenerTrapsTest {
 	@Configuration(proxyBeanMethods = false)
 	static class Json {
 
-		// README, "Brokers / RabbitMQ": a JSON payload as PaymentRequested
+		// docs/brokers.md, "RabbitMQ": a JSON payload as PaymentRequested
 		@Bean
 		JacksonJsonMessageConverter messageConverter() {
 			return new JacksonJsonMessageConverter();
@@ -297,7 +297,7 @@ class RabbitListenerTrapsTest {
 	@Configuration(proxyBeanMethods = false)
 	static class AmqpMessageListener {
 
-		// README's key on Spring AMQP's own Message, which has getMessageProperties(), no getHeaders()
+		// docs/brokers.md's key on Spring AMQP's own Message, which has getMessageProperties(), no getHeaders()
 		@RabbitListener(queues = "#{@queues.main()}")
 		@Idempotent(key = "#msg.headers['idempotency-key']", workflow = "payment")
 		public void onPayment(Message msg) {
@@ -331,7 +331,7 @@ class RabbitListenerTrapsTest {
 	@Configuration(proxyBeanMethods = false)
 	static class VoidListener extends Counting {
 
-		// README, "Brokers / RabbitMQ" (queue names: this run's)
+		// docs/brokers.md, "RabbitMQ" (queue names: this run's)
 		@RabbitListener(queues = "#{@queues.main()}")
 		@Idempotent(key = "#msg.headers['idempotency-key']", workflow = "payment")
 		public void onPayment(org.springframework.messaging.Message<PaymentRequested> msg) {
@@ -343,7 +343,7 @@ class RabbitListenerTrapsTest {
 	@Configuration(proxyBeanMethods = false)
 	static class ReplyListener extends Counting {
 
-		// README, "Brokers / RabbitMQ" (queue names: this run's)
+		// docs/brokers.md, "RabbitMQ" (queue names: this run's)
 		@RabbitListener(queues = "#{@queues.main()}")
 		@SendTo("#{@queues.replies()}")
 		@Idempotent(key = "#msg.headers['idempotency-key']", workflow = "payment")

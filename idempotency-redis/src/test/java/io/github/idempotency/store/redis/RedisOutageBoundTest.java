@@ -39,8 +39,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * README's bound on a store outage, on a private Redis server with two instances (two
- * engines, two connection factories): an outage shorter than
+ * The bound on a store outage (README, docs/semantics.md), on a private Redis server with
+ * two instances (two engines, two connection factories): an outage shorter than
  * {@code lease-ttl - lease-renewal-interval - 500 ms} never runs an operation twice. The
  * outage begins at the worst moment, as the first instance starts a renewal (one interval
  * after the last one that succeeded, so its lease has {@code lease-ttl - interval} left),
@@ -55,7 +55,7 @@ class RedisOutageBoundTest {
 
 	private static final Duration INTERVAL = Duration.ofSeconds(2);
 
-	/** README: lease-ttl - lease-renewal-interval - 500 ms. */
+	/** The bound: lease-ttl - lease-renewal-interval - 500 ms. */
 	private static final Duration BOUND = LEASE.minus(INTERVAL).minusMillis(500);
 
 	/**
