@@ -4,7 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 
 import io.github.idempotency.store.IdempotencyStore;
-import io.github.idempotency.store.IdempotencyStoreContract;
+import io.github.idempotency.test.IdempotencyStoreContract;
 import io.github.idempotency.testservers.TestDatabases;
 
 class PostgresJdbcIdempotencyStoreTest extends IdempotencyStoreContract {

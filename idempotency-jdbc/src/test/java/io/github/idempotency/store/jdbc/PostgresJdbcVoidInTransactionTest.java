@@ -26,7 +26,7 @@ import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.internal.IdempotentOperation;
 import io.github.idempotency.internal.OperationDefinition;
-import io.github.idempotency.store.MutableClock;
+import io.github.idempotency.test.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.testservers.TestDatabases;

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
-import io.github.idempotency.store.MutableClock;
+import io.github.idempotency.test.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.testfixtures.CountingIdempotencyStore;
 import io.github.idempotency.testservers.RedisConnections;

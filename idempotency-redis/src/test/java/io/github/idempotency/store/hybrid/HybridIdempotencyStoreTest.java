@@ -7,7 +7,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 import io.github.idempotency.store.IdempotencyStore;
-import io.github.idempotency.store.IdempotencyStoreContract;
+import io.github.idempotency.test.IdempotencyStoreContract;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import io.github.idempotency.testservers.RedisConnections;
 import io.github.idempotency.testservers.TestDatabases;

@@ -20,7 +20,7 @@ import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.internal.IdempotentOperation;
 import io.github.idempotency.internal.OperationDefinition;
-import io.github.idempotency.store.MutableClock;
+import io.github.idempotency.test.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import io.github.idempotency.testservers.RedisConnections;

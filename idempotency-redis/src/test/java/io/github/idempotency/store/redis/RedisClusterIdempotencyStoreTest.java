@@ -7,7 +7,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.store.IdempotencyStore;
-import io.github.idempotency.store.IdempotencyStoreContract;
+import io.github.idempotency.test.IdempotencyStoreContract;
 import io.github.idempotency.testservers.RedisConnections;
 import io.github.idempotency.testservers.TestServers;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;

@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.InProgressPolicy;
-import io.github.idempotency.store.MutableClock;
+import io.github.idempotency.test.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.testservers.RedisConnections;

@@ -1,4 +1,4 @@
-package io.github.idempotency.store;
+package io.github.idempotency.test;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -19,6 +19,14 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.idempotency.store.ClaimHandle;
+import io.github.idempotency.store.ClaimOutcome;
+import io.github.idempotency.store.ClaimRequest;
+import io.github.idempotency.store.ClaimResult;
+import io.github.idempotency.store.IdempotencyRecord;
+import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.RecordStatus;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

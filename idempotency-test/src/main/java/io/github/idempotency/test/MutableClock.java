@@ -1,4 +1,4 @@
-package io.github.idempotency.store;
+package io.github.idempotency.test;
 
 import java.time.Clock;
 import java.time.Duration;

@@ -1,9 +1,9 @@
-package io.github.idempotency.store.memory;
+package io.github.idempotency.test;
 
 import java.time.Clock;
 
+import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 import io.github.idempotency.store.IdempotencyStore;
-import io.github.idempotency.store.IdempotencyStoreContract;
 
 /**
  * The memory store against the shared contract: the shape README's "Writing your own
