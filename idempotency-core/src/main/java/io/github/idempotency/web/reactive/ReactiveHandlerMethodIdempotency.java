@@ -41,8 +41,10 @@ import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Controller;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.method.annotation.ExceptionHandlerMethodResolver;
 import org.springframework.web.reactive.HandlerResultHandler;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
 import org.springframework.web.server.ServerWebExchange;
@@ -148,7 +150,7 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 				|| !AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class)) {
 			return null;
 		}
-		return new HandlerMethod(annotation);
+		return new HandlerMethod(targetClass, annotation);
 	}
 
 	private final class HandlerMethod implements Adaptation {
@@ -159,9 +161,12 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 
 		private final List<Class<? extends Throwable>> permanentFailures;
 
+		private final ExceptionHandlerMethodResolver ownExceptionHandlers;
+
 		private boolean responseEntity;
 
-		HandlerMethod(Idempotent annotation) {
+		HandlerMethod(Class<?> targetClass, Idempotent annotation) {
+			this.ownExceptionHandlers = new ExceptionHandlerMethodResolver(ClassUtils.getUserClass(targetClass));
 			this.permanentFailures = List.of(annotation.recordFailureFor());
 			this.explicitKey = StringUtils.hasText(annotation.key());
 			this.explicitPayload = StringUtils.hasText(annotation.payload());
@@ -375,10 +380,13 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 			 * as the {@code DispatcherHandler} would ask it: the {@code @ControllerAdvice}
 			 * exception handlers, their result written by the result handlers, else the
 			 * {@code WebExceptionHandler}s (Spring Boot's error page), all written to a
-			 * captured response; empty when nothing answers.
+			 * captured response; empty when nothing answers, and when the controller has
+			 * an {@code @ExceptionHandler} of its own for the failure (it answers the
+			 * first request; a replay is a problem with the failure's status).
 			 */
 			private Mono<CapturedAnswer> capture(Throwable failure) {
-				if (beanFactory == null) {
+				if (beanFactory == null || ownExceptionHandlers.resolveMethodByThrowable(failure) != null) {
+					// the controller's own @ExceptionHandler answers, outside this adapter's reach
 					return Mono.empty();
 				}
 				RequestMappingHandlerAdapter handlers = beanFactory.getBeanProvider(RequestMappingHandlerAdapter.class)
