@@ -39,7 +39,7 @@ public final class IdempotencyWebFluxAutoConfiguration {
 	@ConditionalOnMissingBean
 	ReactiveHandlerMethodIdempotency reactiveHandlerMethodIdempotency(IdempotencyWebProperties properties,
 			BeanFactory beanFactory) {
-		int threads = properties.getReactive().getSchedulerThreads();
+		int threads = properties.getReactive().schedulerThreads();
 		if (threads < 1) {
 			throw new IllegalArgumentException(
 					"idempotency.web.reactive.scheduler-threads must be at least 1, not " + threads);

@@ -133,17 +133,26 @@ public class IdempotencyWebProperties {
 		/**
 		 * Threads of the bounded scheduler ("idempotency-web") on which a WebFlux handler
 		 * method's store calls run (the claim, the wait for a duplicate in progress, the
-		 * settlement), never on an event loop. Defaults to ten per CPU core, as Reactor's
+		 * settlement), never on an event loop. When unset, ten per CPU core, as Reactor's
 		 * boundedElastic. A duplicate that waits holds a thread while it waits.
 		 */
-		private int schedulerThreads = 10 * Runtime.getRuntime().availableProcessors();
+		private @Nullable Integer schedulerThreads;
 
-		public int getSchedulerThreads() {
+		public @Nullable Integer getSchedulerThreads() {
 			return this.schedulerThreads;
 		}
 
-		public void setSchedulerThreads(int schedulerThreads) {
+		public void setSchedulerThreads(@Nullable Integer schedulerThreads) {
 			this.schedulerThreads = schedulerThreads;
+		}
+
+		/**
+		 * The threads of the scheduler: the property, else ten per CPU core.
+		 * @return the number of threads
+		 */
+		public int schedulerThreads() {
+			return (this.schedulerThreads != null) ? this.schedulerThreads
+					: 10 * Runtime.getRuntime().availableProcessors();
 		}
 
 	}
