@@ -19,6 +19,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.internal.http.RecordedHttpFailure;
 import org.springframework.http.HttpHeaders;
 import org.springframework.util.LinkedCaseInsensitiveMap;
 
@@ -89,6 +90,16 @@ final class CapturedResponse extends HttpServletResponseWrapper {
 		catch (RuntimeException ex) {
 			return StandardCharsets.ISO_8859_1;
 		}
+	}
+
+	/**
+	 * The answer to store of what was captured.
+	 * @param storedHeaders the allow-listed headers
+	 * @return the answer, or {@code null} when its body is not text in its charset
+	 */
+	RecordedHttpFailure.@Nullable Answer toAnswer(List<String> storedHeaders) {
+		return RecordedHttpFailure.Answer.of(status(), headers(), storedHeaders, sentError(), errorMessage(), body(),
+				charset());
 	}
 
 	/**

@@ -2,15 +2,13 @@ package io.github.idempotency.web;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
-import java.nio.charset.StandardCharsets;
 import java.security.Principal;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Future;
 import java.util.concurrent.CompletionStage;
@@ -22,6 +20,11 @@ import org.jspecify.annotations.Nullable;
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.internal.OperationDefinition;
+import io.github.idempotency.internal.http.IdempotencyKeyHeader;
+import io.github.idempotency.internal.http.KeyScope;
+import io.github.idempotency.internal.http.RecordedHttpFailure;
+import io.github.idempotency.internal.http.StoredHeaders;
+import io.github.idempotency.internal.http.StoredResponse;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.Ordered;
@@ -66,10 +69,6 @@ import org.springframework.web.servlet.ModelAndView;
  */
 public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordered {
 
-	/** Headers never stored, whatever the allow-list says. */
-	private static final Set<String> NEVER_STORED = Set.of("set-cookie", "set-cookie2", "authorization",
-			"proxy-authorization", "www-authenticate", "proxy-authenticate", "cookie");
-
 	private final String keyHeader;
 
 	private final String replayedHeader;
@@ -100,9 +99,7 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 			@Nullable String principal, boolean principalScope, @Nullable BeanFactory beanFactory) {
 		this.keyHeader = keyHeader;
 		this.replayedHeader = replayedHeader;
-		this.storedHeaders = storedHeaders.stream()
-			.filter((name) -> !NEVER_STORED.contains(name.toLowerCase(Locale.ROOT)))
-			.toList();
+		this.storedHeaders = StoredHeaders.allowed(storedHeaders);
 		this.principal = StringUtils.hasText(principal) ? parse(principal) : null;
 		this.principalScope = principalScope;
 		this.beanFactory = beanFactory;
@@ -202,7 +199,7 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 			HttpServletResponse response = (attributes instanceof ServletRequestAttributes servlet)
 					? servlet.getResponse() : null;
 			Object rawKey = (this.explicitKey || request == null) ? key
-					: IdempotencyKeyHeader.parse(keyHeader, request.getHeaders(keyHeader));
+					: IdempotencyKeyHeader.parse(keyHeader, Collections.list(request.getHeaders(keyHeader)));
 			Object scopedKey = (request != null) ? scope(rawKey, request) : rawKey;
 			Object fingerprinted = (this.explicitPayload || request == null) ? payload
 					: RequestFingerprint.of(request);
@@ -234,11 +231,7 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 		}
 
 		private @Nullable Object scope(@Nullable Object key, HttpServletRequest request) {
-			if ((principal == null && !principalScope) || key == null) {
-				return key;
-			}
-			String text = (key instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : key.toString();
-			if (!StringUtils.hasText(text)) {
+			if (principal == null && !principalScope) {
 				return key;
 			}
 			Object identity;
@@ -254,9 +247,7 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 				Principal user = request.getUserPrincipal();
 				identity = (user != null) ? user.getName() : null;
 			}
-			// length-prefixed, so that no principal and key pair meets another, nor a key
-			// without a principal
-			return (identity != null) ? identity.toString().length() + ":" + identity + "|" + text : "-|" + text;
+			return KeyScope.scoped(key, identity);
 		}
 
 		private @Nullable Object replay(StoredResponse<?> stored, @Nullable HttpServletResponse response) {
@@ -316,7 +307,7 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 						this.answer = (request != null && response != null && ex instanceof Exception exception)
 								? answer(request, response, exception) : null;
 						RecordedHttpFailure.Answer stored = (this.answer != null)
-								? RecordedHttpFailure.Answer.of(this.answer, storedHeaders) : null;
+								? this.answer.toAnswer(storedHeaders) : null;
 						int status = (this.answer != null) ? this.answer.status() : RecordedHttpFailure.statusOf(ex);
 						this.failure = new RecordedHttpFailure(status, ex, stored);
 						throw this.failure;

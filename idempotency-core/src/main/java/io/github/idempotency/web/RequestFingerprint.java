@@ -4,14 +4,8 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -19,13 +13,13 @@ import java.util.TreeMap;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.http.MediaType;
+import io.github.idempotency.internal.http.HttpFingerprint;
 
 /**
- * What a request's fingerprint covers: its method, its path, its query parameters and
- * form parameters (names in order, the values of a name in the order sent), and the
- * SHA-256 of its body as received. The body is read through as the handler method reads
- * it ({@link IdempotentRequestBodyAdvice}), and the rest of it after the method's
+ * Reads what a servlet request's fingerprint covers ({@link HttpFingerprint}): its
+ * method, its path, its query parameters and form parameters, and the SHA-256 of its body
+ * as received. The body is read through as the handler method reads it
+ * ({@link IdempotentRequestBodyAdvice}), and the rest of it after the method's
  * arguments are resolved; a body nobody read is read here.
  */
 final class RequestFingerprint {
@@ -41,9 +35,10 @@ final class RequestFingerprint {
 	 * @return method, path, query parameters, form parameters and the body's digest
 	 */
 	static List<@Nullable Object> of(HttpServletRequest request) {
-		Map<String, List<String>> query = query(request.getQueryString());
-		Map<String, List<String>> form = isForm(request) ? form(request, query) : Map.of();
-		return Arrays.asList(request.getMethod(), request.getRequestURI(), query, form, body(request));
+		Map<String, List<String>> form = HttpFingerprint.isForm(request.getContentType())
+				? form(request, HttpFingerprint.parameters(request.getQueryString())) : Map.of();
+		return HttpFingerprint.of(request.getMethod(), request.getRequestURI(), request.getQueryString(), form,
+				body(request));
 	}
 
 	/**
@@ -54,7 +49,7 @@ final class RequestFingerprint {
 	 * digested
 	 */
 	static InputStream readThrough(HttpServletRequest request, InputStream body) {
-		DigestInputStream digest = new DigestInputStream(body, sha256());
+		DigestInputStream digest = new DigestInputStream(body, HttpFingerprint.sha256());
 		request.setAttribute(BODY, digest);
 		return new FilterInputStream(digest) {
 
@@ -75,7 +70,7 @@ final class RequestFingerprint {
 		}
 		else {
 			try {
-				digest = sha256();
+				digest = HttpFingerprint.sha256();
 				body = new DigestInputStream(request.getInputStream(), digest);
 			}
 			catch (IllegalStateException | IOException ex) {
@@ -89,17 +84,7 @@ final class RequestFingerprint {
 		catch (IOException ex) {
 			// what was read is what the request carried
 		}
-		return HexFormat.of().formatHex(digest.digest());
-	}
-
-	private static boolean isForm(HttpServletRequest request) {
-		try {
-			String type = request.getContentType();
-			return type != null && MediaType.APPLICATION_FORM_URLENCODED.includes(MediaType.parseMediaType(type));
-		}
-		catch (RuntimeException ex) {
-			return false;
-		}
+		return HttpFingerprint.hex(digest);
 	}
 
 	/** The form parameters: the request's parameters after those of its query string. */
@@ -112,41 +97,6 @@ final class RequestFingerprint {
 			}
 		});
 		return form;
-	}
-
-	static Map<String, List<String>> query(@Nullable String queryString) {
-		Map<String, List<String>> query = new TreeMap<>();
-		if (queryString == null || queryString.isEmpty()) {
-			return query;
-		}
-		for (String pair : queryString.split("&")) {
-			if (pair.isEmpty()) {
-				continue;
-			}
-			int equals = pair.indexOf('=');
-			String name = decode((equals >= 0) ? pair.substring(0, equals) : pair);
-			String value = (equals >= 0) ? decode(pair.substring(equals + 1)) : "";
-			query.computeIfAbsent(name, (key) -> new ArrayList<>()).add(value);
-		}
-		return query;
-	}
-
-	private static String decode(String text) {
-		try {
-			return URLDecoder.decode(text, StandardCharsets.UTF_8);
-		}
-		catch (IllegalArgumentException ex) {
-			return text;
-		}
-	}
-
-	private static MessageDigest sha256() {
-		try {
-			return MessageDigest.getInstance("SHA-256");
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("SHA-256 is not available", ex);
-		}
 	}
 
 }

@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Configuration of {@code @Idempotent} on Spring MVC handler methods.
+ * Configuration of {@code @Idempotent} on HTTP handler methods, Spring MVC and WebFlux
+ * alike.
  */
 @ConfigurationProperties("idempotency.web")
 public class IdempotencyWebProperties {
@@ -39,17 +40,20 @@ public class IdempotencyWebProperties {
 			List.of("Location", "Content-Type", "Content-Location", "ETag", "Last-Modified"));
 
 	/**
-	 * SpEL expression for the caller's identity, evaluated on the HttpServletRequest (as
-	 * the root object and as #request), for example "#request.getHeader('X-Client-Id')".
-	 * When set, keys are scoped by it instead of by the authenticated principal.
+	 * SpEL expression for the caller's identity, evaluated on the request (as the root
+	 * object and as #request): on Spring MVC the HttpServletRequest, for example
+	 * "#request.getHeader('X-Client-Id')"; on WebFlux the ServerHttpRequest (and the
+	 * exchange as #exchange), for example "#request.headers.getFirst('X-Client-Id')". When
+	 * set, keys are scoped by it instead of by the authenticated principal.
 	 */
 	private @Nullable String principal;
 
 	/**
 	 * Whether, without a principal expression, the keys of a request with an
-	 * authenticated principal (HttpServletRequest.getUserPrincipal(), which Spring
-	 * Security sets) are scoped by its name, so that two callers never read each other's
-	 * responses. Requests without one share one scope.
+	 * authenticated principal (HttpServletRequest.getUserPrincipal() on Spring MVC,
+	 * ServerWebExchange.getPrincipal() on WebFlux, both set by Spring Security) are scoped
+	 * by its name, so that two callers never read each other's responses. Requests
+	 * without one share one scope.
 	 */
 	private boolean principalScope = true;
 
@@ -58,6 +62,8 @@ public class IdempotencyWebProperties {
 	 * the 503 answer when the store fails.
 	 */
 	private Duration retryAfter = Duration.ofSeconds(1);
+
+	private final Reactive reactive = new Reactive();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -107,12 +113,48 @@ public class IdempotencyWebProperties {
 		this.principalScope = principalScope;
 	}
 
+	public Reactive getReactive() {
+		return this.reactive;
+	}
+
 	public Duration getRetryAfter() {
 		return this.retryAfter;
 	}
 
 	public void setRetryAfter(Duration retryAfter) {
 		this.retryAfter = retryAfter;
+	}
+
+	/**
+	 * WebFlux handler methods.
+	 */
+	public static class Reactive {
+
+		/**
+		 * Threads of the bounded scheduler ("idempotency-web") on which a WebFlux handler
+		 * method's store calls run (the claim, the wait for a duplicate in progress, the
+		 * settlement), never on an event loop. When unset, ten per CPU core, as Reactor's
+		 * boundedElastic. A duplicate that waits holds a thread while it waits.
+		 */
+		private @Nullable Integer schedulerThreads;
+
+		public @Nullable Integer getSchedulerThreads() {
+			return this.schedulerThreads;
+		}
+
+		public void setSchedulerThreads(@Nullable Integer schedulerThreads) {
+			this.schedulerThreads = schedulerThreads;
+		}
+
+		/**
+		 * The threads of the scheduler: the property, else ten per CPU core.
+		 * @return the number of threads
+		 */
+		public int schedulerThreads() {
+			return (this.schedulerThreads != null) ? this.schedulerThreads
+					: 10 * Runtime.getRuntime().availableProcessors();
+		}
+
 	}
 
 }

@@ -20,10 +20,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ConfigurationMetadataTest {
 
-	/** Unset on purpose: detected (or, lease-renewal-interval, derived from lease-ttl) when absent. */
+	/**
+	 * Unset on purpose: detected (or, lease-renewal-interval, derived from lease-ttl;
+	 * scheduler-threads, from the CPU cores) when absent.
+	 */
 	private static final Set<String> WITHOUT_DEFAULT = Set.of("idempotency.backend", "idempotency.jdbc.platform",
 			"idempotency.web.principal", "idempotency.lease-renewal-interval",
-			"management.endpoint.idempotency.roles");
+			"idempotency.web.reactive.scheduler-threads", "management.endpoint.idempotency.roles");
 
 	@Test
 	void everyPropertyHasADescriptionAndADefault() throws IOException {
@@ -46,7 +49,8 @@ class ConfigurationMetadataTest {
 				"idempotency.jdbc.lock-timeout", "idempotency.jdbc.cleanup.interval",
 				"idempotency.jdbc.cleanup.batch-size", "idempotency.redis.key-prefix", "idempotency.hybrid.cache-ttl",
 				"idempotency.memory.cleanup-interval", "idempotency.observation.include-key",
-				"idempotency.web.key-header", "management.endpoint.idempotency.show-values");
+				"idempotency.web.key-header", "idempotency.web.reactive.scheduler-threads",
+				"management.endpoint.idempotency.show-values");
 	}
 
 	private static JsonNode metadata() throws IOException {

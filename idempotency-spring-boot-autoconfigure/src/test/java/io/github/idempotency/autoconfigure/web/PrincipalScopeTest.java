@@ -36,13 +36,40 @@ class PrincipalScopeTest {
 	@Nested
 	@SpringBootTest(classes = WebTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 			properties = { "idempotency.backend=memory", EXCLUDE })
-	class ByDefault {
+	class ByDefault extends ScopedByDefault {
+
+	}
+
+	@Nested
+	@SpringBootTest(classes = ReactiveWebTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+			properties = { ReactiveWebTestApplication.REACTIVE, "idempotency.backend=memory", EXCLUDE })
+	class OnWebFluxByDefault extends ScopedByDefault {
+
+	}
+
+	@Nested
+	@SpringBootTest(classes = WebTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+			properties = { "idempotency.backend=memory", "idempotency.web.principal-scope=false", EXCLUDE })
+	class OptedOut extends Unscoped {
+
+	}
+
+	@Nested
+	@SpringBootTest(classes = ReactiveWebTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+			properties = { ReactiveWebTestApplication.REACTIVE, "idempotency.backend=memory",
+					"idempotency.web.principal-scope=false", EXCLUDE })
+	class OnWebFluxOptedOut extends Unscoped {
+
+	}
+
+	/** The same behaviour, on either stack. */
+	abstract static class ScopedByDefault {
 
 		@LocalServerPort
 		int port;
 
 		@Autowired
-		WebTestApplication.Payments payments;
+		PaymentsProbe payments;
 
 		@Test
 		void aliceAndBobSendingTheSameKeyEachGetTheirOwnResponse() {
@@ -80,10 +107,8 @@ class PrincipalScopeTest {
 
 	}
 
-	@Nested
-	@SpringBootTest(classes = WebTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-			properties = { "idempotency.backend=memory", "idempotency.web.principal-scope=false", EXCLUDE })
-	class OptedOut {
+	/** Opted out, on either stack. */
+	abstract static class Unscoped {
 
 		@LocalServerPort
 		int port;

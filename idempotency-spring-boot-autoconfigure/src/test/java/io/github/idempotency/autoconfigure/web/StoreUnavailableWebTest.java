@@ -29,7 +29,7 @@ class StoreUnavailableWebTest {
 	int port;
 
 	@Autowired
-	WebTestApplication.Payments payments;
+	PaymentsProbe payments;
 
 	@Test
 	void anUnreachableStoreIsServiceUnavailableWithRetryAfter() {

@@ -10,7 +10,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import jakarta.servlet.http.HttpServletResponse;
 
+import io.github.idempotency.IdempotencyContext;
 import io.github.idempotency.Idempotent;
+import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.RecordId;
+import org.springframework.beans.factory.ObjectProvider;
 import io.github.idempotency.InProgressPolicy;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -117,11 +121,17 @@ class WebTestApplication {
 	}
 
 	@RestController
-	static class Payments {
+	static class Payments implements PaymentsProbe {
 
 		final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
 
 		final AtomicInteger sequence = new AtomicInteger();
+
+		private final ObjectProvider<IdempotencyStore> store;
+
+		Payments(ObjectProvider<IdempotencyStore> store) {
+			this.store = store;
+		}
 
 		private volatile CountDownLatch entered = new CountDownLatch(1);
 
@@ -129,20 +139,24 @@ class WebTestApplication {
 
 		// the tests hold a proxy: its state is reached through methods
 
-		void hold() {
+		@Override
+		public void hold() {
 			this.entered = new CountDownLatch(1);
 			this.release = new CountDownLatch(1);
 		}
 
-		boolean awaitEntered() throws InterruptedException {
+		@Override
+		public boolean awaitEntered() throws InterruptedException {
 			return this.entered.await(30, TimeUnit.SECONDS);
 		}
 
-		void release() {
+		@Override
+		public void release() {
 			this.release.countDown();
 		}
 
-		int executions(String account) {
+		@Override
+		public int executions(String account) {
 			AtomicInteger count = this.executions.get(account);
 			return (count != null) ? count.get() : 0;
 		}
@@ -253,6 +267,17 @@ class WebTestApplication {
 				.header("Content-Location", "/accounts/" + ex.account)
 				.header("X-Trace", "trace-" + this.sequence.get())
 				.body(problem);
+		}
+
+		@PostMapping("/takeovers")
+		@Idempotent
+		Receipt takenOver(@RequestBody PaymentRequest request) {
+			String id = run(request.account());
+			// another run takes the key over while this one runs: its lease is lost
+			IdempotencyContext context = IdempotencyContext.current();
+			this.store.getObject().delete(new RecordId(context.workflow(), context.key()));
+			context.saveRecoveryPoint("charged");
+			return new Receipt(id, request.account(), request.amount());
 		}
 
 		@PostMapping("/slow")

@@ -1,4 +1,4 @@
-package io.github.idempotency.web;
+package io.github.idempotency.internal.http;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -32,14 +32,21 @@ import org.springframework.web.bind.annotation.ResponseStatus;
  * duplicate gets an {@link IdempotentFailureReplayedException} that {@link #statusOf} and
  * {@link #answerOf} read back.
  */
-final class RecordedHttpFailure extends RuntimeException {
+public final class RecordedHttpFailure extends RuntimeException {
 
 	private static final Pattern MESSAGE = Pattern.compile("HTTP (\\d{3}) from ([^:\\s]+)(?: as (\\{.*\\})|: (.*))?",
 			Pattern.DOTALL);
 
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
-	RecordedHttpFailure(int status, Throwable original, @Nullable Answer answer) {
+	/**
+	 * Carries a permanent failure.
+	 * @param status the status the failure was answered with
+	 * @param original what the handler method threw
+	 * @param answer the answer the application's exception handling gave it, or
+	 * {@code null} when there is none to store
+	 */
+	public RecordedHttpFailure(int status, Throwable original, @Nullable Answer answer) {
 		super(message(status, original, answer), original, false, false);
 	}
 
@@ -62,7 +69,7 @@ final class RecordedHttpFailure extends RuntimeException {
 	 * @param failure what a handler method threw
 	 * @return the HTTP status code
 	 */
-	static int statusOf(Throwable failure) {
+	public static int statusOf(Throwable failure) {
 		if (failure instanceof ErrorResponse errorResponse) {
 			return errorResponse.getStatusCode().value();
 		}
@@ -76,7 +83,7 @@ final class RecordedHttpFailure extends RuntimeException {
 	 * @return the stored status, or 500 when the failure was not recorded by a handler
 	 * method
 	 */
-	static int statusOf(IdempotentFailureReplayedException replayed) {
+	public static int statusOf(IdempotentFailureReplayedException replayed) {
 		Matcher matcher = match(replayed);
 		return (matcher != null) ? Integer.parseInt(matcher.group(1)) : 500;
 	}
@@ -86,7 +93,7 @@ final class RecordedHttpFailure extends RuntimeException {
 	 * @param replayed the replayed failure
 	 * @return the answer, or {@code null} when none was stored
 	 */
-	static @Nullable Answer answerOf(IdempotentFailureReplayedException replayed) {
+	public static @Nullable Answer answerOf(IdempotentFailureReplayedException replayed) {
 		Matcher matcher = match(replayed);
 		if (matcher == null || matcher.group(3) == null) {
 			return null;
@@ -104,7 +111,7 @@ final class RecordedHttpFailure extends RuntimeException {
 	 * @param replayed the replayed failure
 	 * @return the original type
 	 */
-	static String originalType(IdempotentFailureReplayedException replayed) {
+	public static String originalType(IdempotentFailureReplayedException replayed) {
 		Matcher matcher = match(replayed);
 		return (matcher != null) ? matcher.group(2) : replayed.getOriginalType();
 	}
@@ -130,47 +137,55 @@ final class RecordedHttpFailure extends RuntimeException {
 	 * page writes
 	 * @param reason the message of the {@code sendError}, or {@code null}
 	 */
-	record Answer(int status, Map<String, List<String>> headers, @Nullable String body, @Nullable String charset,
+	public record Answer(int status, Map<String, List<String>> headers, @Nullable String body, @Nullable String charset,
 			boolean sentError, @Nullable String reason) {
 
 		/**
-		 * The answer to store of what was captured.
-		 * @param captured what the exception handling wrote
+		 * The answer to store of what the exception handling wrote.
+		 * @param status the status written
+		 * @param written the headers written (any case)
 		 * @param storedHeaders the allow-listed headers
+		 * @param sentError whether the answer was a {@code sendError} (or, on WebFlux, left
+		 * to the error handling), whose body the error page writes
+		 * @param reason the message of the {@code sendError}, or {@code null}
+		 * @param bytes the body written
+		 * @param charset the charset of the body
 		 * @return the answer, or {@code null} when its body is not text in its charset
 		 */
-		static @Nullable Answer of(CapturedResponse captured, List<String> storedHeaders) {
+		public static @Nullable Answer of(int status, Map<String, List<String>> written, List<String> storedHeaders,
+				boolean sentError, @Nullable String reason, byte[] bytes, Charset charset) {
 			Map<String, List<String>> headers = new LinkedHashMap<>();
-			Map<String, List<String>> written = captured.headers();
-			for (String name : storedHeaders) {
+			for (String name : StoredHeaders.allowed(storedHeaders)) {
 				written.forEach((header, values) -> {
 					if (header.equalsIgnoreCase(name) && !values.isEmpty()) {
 						headers.put(name, List.copyOf(values));
 					}
 				});
 			}
-			if (captured.sentError()) {
-				return new Answer(captured.status(), headers, null, null, true, captured.errorMessage());
+			if (sentError) {
+				return new Answer(status, headers, null, null, true, reason);
 			}
-			byte[] bytes = captured.body();
 			if (bytes.length == 0) {
-				return new Answer(captured.status(), headers, null, null, false, null);
+				return new Answer(status, headers, null, null, false, null);
 			}
-			Charset charset = captured.charset();
 			try {
 				String text = charset.newDecoder()
 					.onMalformedInput(CodingErrorAction.REPORT)
 					.onUnmappableCharacter(CodingErrorAction.REPORT)
 					.decode(ByteBuffer.wrap(bytes))
 					.toString();
-				return new Answer(captured.status(), headers, text, charset.name(), false, null);
+				return new Answer(status, headers, text, charset.name(), false, null);
 			}
 			catch (CharacterCodingException ex) {
 				return null;
 			}
 		}
 
-		byte[] bytes() {
+		/**
+		 * The body, as it was written.
+		 * @return the bytes, empty when there is no body
+		 */
+		public byte[] bytes() {
 			return (this.body != null) ? this.body.getBytes(Charset.forName(Objects.requireNonNull(this.charset)))
 					: new byte[0];
 		}

@@ -1,6 +1,6 @@
-package io.github.idempotency.web;
+package io.github.idempotency.internal.http;
 
-import java.util.Enumeration;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -14,9 +14,9 @@ import io.github.idempotency.InvalidIdempotencyKeyException;
  * one or more of the characters of an RFC 8941 token ({@code tchar}, {@code :} and
  * {@code /}), whatever the first one is (a UUID starts with a digit). {@code "abc"} and
  * {@code abc} are the same key. Several field lines are combined with commas, as RFC 8941
- * says, and so are malformed.
+ * says, and so are malformed. Both HTTP stacks (Spring MVC and WebFlux) read the key here.
  */
-final class IdempotencyKeyHeader {
+public final class IdempotencyKeyHeader {
 
 	private final String text;
 
@@ -35,15 +35,11 @@ final class IdempotencyKeyHeader {
 	 * @throws InvalidIdempotencyKeyException when the value is neither a structured-field
 	 * string nor a bare token
 	 */
-	static @Nullable String parse(String name, @Nullable Enumeration<String> lines) {
-		if (lines == null || !lines.hasMoreElements()) {
+	public static @Nullable String parse(String name, @Nullable List<String> lines) {
+		if (lines == null || lines.isEmpty()) {
 			return null;
 		}
-		StringBuilder combined = new StringBuilder(lines.nextElement());
-		while (lines.hasMoreElements()) {
-			combined.append(',').append(lines.nextElement());
-		}
-		String key = new IdempotencyKeyHeader(strip(combined.toString())).key();
+		String key = new IdempotencyKeyHeader(strip(String.join(",", lines))).key();
 		if (key == null) {
 			throw new InvalidIdempotencyKeyException("The " + name
 					+ " header is neither a structured-field string (\"...\", RFC 8941) nor a bare token");

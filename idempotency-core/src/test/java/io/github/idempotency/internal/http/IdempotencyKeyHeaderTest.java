@@ -1,6 +1,5 @@
-package io.github.idempotency.web;
+package io.github.idempotency.internal.http;
 
-import java.util.Collections;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -17,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class IdempotencyKeyHeaderTest {
 
 	private static String parse(String... lines) {
-		return IdempotencyKeyHeader.parse("Idempotency-Key", Collections.enumeration(List.of(lines)));
+		return IdempotencyKeyHeader.parse("Idempotency-Key", List.of(lines));
 	}
 
 	@Test
@@ -40,7 +39,7 @@ class IdempotencyKeyHeaderTest {
 
 	@Test
 	void noFieldIsNoKey() {
-		assertThat(IdempotencyKeyHeader.parse("Idempotency-Key", Collections.emptyEnumeration())).isNull();
+		assertThat(IdempotencyKeyHeader.parse("Idempotency-Key", List.of())).isNull();
 		assertThat(IdempotencyKeyHeader.parse("Idempotency-Key", null)).isNull();
 	}
 

@@ -1,0 +1,15 @@
+/**
+ * What the HTTP adapters share, whatever the stack (Spring MVC in
+ * {@code io.github.idempotency.web}, WebFlux in {@code io.github.idempotency.web.reactive}):
+ * the key header ({@link io.github.idempotency.internal.http.IdempotencyKeyHeader}), the
+ * key's scope ({@link io.github.idempotency.internal.http.KeyScope}), the request's
+ * fingerprint ({@link io.github.idempotency.internal.http.HttpFingerprint}), what is stored
+ * of a response ({@link io.github.idempotency.internal.http.StoredResponse},
+ * {@link io.github.idempotency.internal.http.RecordedHttpFailure}) and the problems
+ * answered ({@link io.github.idempotency.internal.http.IdempotencyProblems}). Each is
+ * written once; an adapter only reads its stack's request and writes its stack's response.
+ * <p>
+ * <strong>Not API.</strong> Public only for the starter's own adapters; it may change in any
+ * release.
+ */
+package io.github.idempotency.internal.http;

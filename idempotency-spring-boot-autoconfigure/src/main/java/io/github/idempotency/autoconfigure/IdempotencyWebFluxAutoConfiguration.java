@@ -1,0 +1,73 @@
+package io.github.idempotency.autoconfigure;
+
+import reactor.core.scheduler.Schedulers;
+
+import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.web.reactive.CapturedAnswerHandler;
+import io.github.idempotency.web.reactive.IdempotencyExchangeFilter;
+import io.github.idempotency.web.reactive.ReactiveHandlerMethodIdempotency;
+import io.github.idempotency.web.reactive.ReactiveIdempotencyProblemHandler;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.reactive.DispatcherHandler;
+
+/**
+ * {@code @Idempotent} on annotated WebFlux handler methods ({@code Mono<T>},
+ * {@code Mono<ResponseEntity<T>>}), in a reactive web application: the key from the
+ * {@code Idempotency-Key} header, responses stored and replayed with their status and
+ * headers ({@link ReactiveHandlerMethodIdempotency}, whose store calls run on a bounded
+ * scheduler of {@code idempotency.web.reactive.scheduler-threads} threads), the exchange
+ * handed over and bodies fingerprinted as received ({@link IdempotencyExchangeFilter}),
+ * idempotency errors answered with problem details ({@link ReactiveIdempotencyProblemHandler}).
+ */
+@AutoConfiguration(after = IdempotencyAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnClass({ DispatcherHandler.class, Schedulers.class })
+@ConditionalOnBean(IdempotencyEngine.class)
+@ConditionalOnBooleanProperty(name = "idempotency.web.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(IdempotencyWebProperties.class)
+public final class IdempotencyWebFluxAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	ReactiveHandlerMethodIdempotency reactiveHandlerMethodIdempotency(IdempotencyWebProperties properties,
+			BeanFactory beanFactory) {
+		int threads = properties.getReactive().schedulerThreads();
+		if (threads < 1) {
+			throw new IllegalArgumentException(
+					"idempotency.web.reactive.scheduler-threads must be at least 1, not " + threads);
+		}
+		return new ReactiveHandlerMethodIdempotency(properties.getKeyHeader(), properties.getReplayedHeader(),
+				properties.getStoredHeaders(), properties.getPrincipal(), properties.isPrincipalScope(),
+				Schedulers.newBoundedElastic(threads, Schedulers.DEFAULT_BOUNDED_ELASTIC_QUEUESIZE, "idempotency-web",
+						60, true),
+				beanFactory);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	IdempotencyExchangeFilter idempotencyExchangeFilter() {
+		return new IdempotencyExchangeFilter();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	CapturedAnswerHandler idempotencyCapturedAnswerHandler() {
+		return new CapturedAnswerHandler();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ReactiveIdempotencyProblemHandler reactiveIdempotencyProblemHandler(IdempotencyWebProperties properties) {
+		return new ReactiveIdempotencyProblemHandler(properties.getKeyHeader(), properties.getReplayedHeader(),
+				properties.getRetryAfter());
+	}
+
+}

@@ -1,0 +1,88 @@
+package io.github.idempotency.autoconfigure.web;
+
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import io.github.idempotency.store.RecordId;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every HTTP behaviour of {@link WebIdempotencyTest}, on WebFlux: {@code Mono} handler
+ * methods on Reactor Netty, through a real HTTP client, on the memory backend. After each
+ * test, no store call ran on a non-blocking thread (an event loop, a {@code parallel}
+ * worker).
+ */
+@SpringBootTest(classes = ReactiveWebTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { ReactiveWebTestApplication.REACTIVE, ReactiveWebTestApplication.PROBLEM_DETAILS,
+				"idempotency.backend=memory",
+				"idempotency.web.principal=#request.headers.getFirst('X-User')", PrincipalScopeTest.EXCLUDE })
+class ReactiveWebIdempotencyTest extends WebIdempotencyTest {
+
+	@Autowired
+	ReactiveWebTestApplication.StoreCallThreads threads;
+
+	@AfterEach
+	void noStoreCallRanOnANonBlockingThread() {
+		NonBlockingThreadCheck check = this.threads.check();
+		List<String> violations = check.violations();
+		check.clear();
+		assertThat(violations).isEmpty();
+	}
+
+	@Test
+	void reactorNettysEventLoopsAreNonBlockingThreads() {
+		// the premise of the check: a handler subscribed on an event loop sees it as non-blocking
+		HttpResponse<byte[]> response = new HttpClients(this.port).send(HttpRequest
+			.newBuilder(URI.create("http://localhost:" + this.port + "/threads"))
+			.header("Content-Type", "text/plain")
+			.POST(HttpRequest.BodyPublishers.ofString("where"))
+			.build());
+		assertThat(new String(response.body(), StandardCharsets.UTF_8))
+			.matches("true (reactor|webflux)-http-(epoll|nio|kqueue)-\\d+");
+	}
+
+	@Test
+	void theCheckSeesAStoreCallOnANonBlockingThread() {
+		NonBlockingThreadCheck check = this.threads.check();
+		Mono.fromRunnable(() -> check.find(new RecordId("payments", "-|nowhere")))
+			.subscribeOn(Schedulers.parallel())
+			.block();
+		assertThat(check.violations()).singleElement().asString().startsWith("find on parallel-");
+		check.clear();
+	}
+
+	@Test
+	void aSubscriberThatLeavesDoesNotStopTheRun() throws Exception {
+		HttpClients http = new HttpClients(this.port);
+		this.payments.hold();
+		CompletableFuture<HttpResponse<byte[]>> first = http
+			.sendAsync(http.request("/slow", "{\"account\":\"left\",\"amount\":1}", "Idempotency-Key", "k-left"));
+		assertThat(this.payments.awaitEntered()).isTrue();
+		first.cancel(true);
+		this.payments.release();
+		// the run goes on without its subscriber: a retry is answered with its response, once it is stored
+		Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+			HttpResponse<byte[]> retry = http.post("/slow", "{\"account\":\"left\",\"amount\":1}",
+					"Idempotency-Key", "k-left");
+			assertThat(retry.statusCode()).isEqualTo(200);
+			assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		});
+		assertThat(this.payments.executions("left")).isOne();
+	}
+
+}
