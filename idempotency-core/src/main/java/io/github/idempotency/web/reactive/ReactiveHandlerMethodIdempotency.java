@@ -199,8 +199,12 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 				.forClassWithGenerics(StoredResponse.class, ResolvableType.forType(bodyType))).getType();
 			List<Class<? extends Throwable>> failures = declared.recordFailureFor().isEmpty() ? List.of()
 					: List.of(RecordedHttpFailure.class);
-			return new OperationDefinition(declared.workflow(), stored, true, declared.leaseTtl(),
-					declared.retention(), declared.onInProgress(), failures);
+			return OperationDefinition.of(declared.workflow(), stored)
+				.leaseTtl(declared.leaseTtl())
+				.retention(declared.retention())
+				.onInProgress(declared.onInProgress())
+				.recordFailureFor(failures)
+				.build();
 		}
 
 		@Override
