@@ -2,19 +2,13 @@ package io.github.idempotency.web.reactive;
 
 import java.time.Duration;
 
-import io.github.idempotency.IdempotencyInProgressException;
-import io.github.idempotency.IdempotencyKeyReusedException;
-import io.github.idempotency.IdempotencyLeaseLostException;
-import io.github.idempotency.IdempotencyStoreException;
 import io.github.idempotency.IdempotentFailureReplayedException;
-import io.github.idempotency.InvalidIdempotencyKeyException;
-import io.github.idempotency.MissingIdempotencyKeyException;
+import io.github.idempotency.internal.http.IdempotencyProblemAdvice;
 import io.github.idempotency.internal.http.IdempotencyProblems;
 import io.github.idempotency.internal.http.RecordedHttpFailure;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatusCode;
-import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -32,9 +26,7 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
  */
 @ControllerAdvice
 @Order(Ordered.LOWEST_PRECEDENCE)
-public class ReactiveIdempotencyProblemHandler {
-
-	private final IdempotencyProblems problems;
+public class ReactiveIdempotencyProblemHandler extends IdempotencyProblemAdvice {
 
 	/**
 	 * Creates the handler.
@@ -43,37 +35,7 @@ public class ReactiveIdempotencyProblemHandler {
 	 * @param retryAfter the {@code Retry-After} of a 409 and a 503
 	 */
 	public ReactiveIdempotencyProblemHandler(String keyHeader, String replayedHeader, Duration retryAfter) {
-		this.problems = new IdempotencyProblems(keyHeader, replayedHeader, retryAfter);
-	}
-
-	@ExceptionHandler(MissingIdempotencyKeyException.class)
-	ResponseEntity<ProblemDetail> missingKey(MissingIdempotencyKeyException ex) {
-		return this.problems.missingKey();
-	}
-
-	@ExceptionHandler(InvalidIdempotencyKeyException.class)
-	ResponseEntity<ProblemDetail> invalidKey(InvalidIdempotencyKeyException ex) {
-		return this.problems.invalidKey();
-	}
-
-	@ExceptionHandler(IdempotencyKeyReusedException.class)
-	ResponseEntity<ProblemDetail> keyReused(IdempotencyKeyReusedException ex) {
-		return this.problems.keyReused();
-	}
-
-	@ExceptionHandler(IdempotencyInProgressException.class)
-	ResponseEntity<ProblemDetail> inProgress(IdempotencyInProgressException ex) {
-		return this.problems.inProgress();
-	}
-
-	@ExceptionHandler(IdempotencyStoreException.class)
-	ResponseEntity<ProblemDetail> storeFailed(IdempotencyStoreException ex) {
-		return this.problems.storeFailed();
-	}
-
-	@ExceptionHandler(IdempotencyLeaseLostException.class)
-	ResponseEntity<ProblemDetail> leaseLost(IdempotencyLeaseLostException ex) {
-		return this.problems.leaseLost();
+		super(keyHeader, replayedHeader, retryAfter);
 	}
 
 	@ExceptionHandler(IdempotentFailureReplayedException.class)
