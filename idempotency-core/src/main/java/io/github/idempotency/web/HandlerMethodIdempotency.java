@@ -31,8 +31,6 @@ import org.springframework.core.Ordered;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
-import org.springframework.expression.ParseException;
-import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 import org.springframework.http.HttpEntity;
 import org.springframework.http.HttpHeaders;
@@ -100,20 +98,10 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 		this.keyHeader = keyHeader;
 		this.replayedHeader = replayedHeader;
 		this.storedHeaders = StoredHeaders.allowed(storedHeaders);
-		this.principal = StringUtils.hasText(principal) ? parse(principal) : null;
+		this.principal = KeyScope.principal(principal);
 		this.principalScope = principalScope;
 		this.beanFactory = beanFactory;
 		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
-	}
-
-	private static Expression parse(String principal) {
-		try {
-			return new SpelExpressionParser().parseExpression(principal);
-		}
-		catch (ParseException ex) {
-			throw new IllegalArgumentException(
-					"idempotency.web.principal is not a valid SpEL expression: " + ex.getMessage(), ex);
-		}
 	}
 
 	@Override

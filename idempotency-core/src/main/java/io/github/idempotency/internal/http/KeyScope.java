@@ -4,6 +4,9 @@ import java.nio.charset.StandardCharsets;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.StringUtils;
 
 /**
@@ -32,6 +35,25 @@ public final class KeyScope {
 			return key;
 		}
 		return (identity != null) ? identity.toString().length() + ":" + identity + "|" + text : "-|" + text;
+	}
+
+	/**
+	 * The expression that names the caller ({@code idempotency.web.principal}), parsed once.
+	 * @param principal the expression's text, or {@code null}
+	 * @return the expression, or {@code null} when none is set
+	 * @throws IllegalArgumentException when it is not valid SpEL
+	 */
+	public static @Nullable Expression principal(@Nullable String principal) {
+		if (!StringUtils.hasText(principal)) {
+			return null;
+		}
+		try {
+			return new SpelExpressionParser().parseExpression(principal);
+		}
+		catch (ParseException ex) {
+			throw new IllegalArgumentException(
+					"idempotency.web.principal is not a valid SpEL expression: " + ex.getMessage(), ex);
+		}
 	}
 
 }
