@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -148,6 +149,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	private int waitReplicas;
 
+	/** Runs between a batch's pipelined claims and its claim script (tests only). */
+	@Nullable Runnable beforeClaimScript;
+
 	private Duration waitTimeout = Duration.ofSeconds(1);
 
 	/**
@@ -208,15 +212,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 				return claimByScript(request, now);
 			}
 			if (isSyntaxError(ex)) {
-				logger.info("This Redis server does not take SET with both NX and GET (Redis 7.0 or later does): "
-						+ "every claim runs the claim script");
-				this.claimByScriptOnly = true;
+				noSetWithNxAndGet();
 				return claimByScript(request, now);
 			}
 			throw ex;
 		}
 		if (found == null) {
-			return ClaimResult.acquired(fresh, new RedisClaim(request));
+			return ClaimResult.acquired(fresh, new RedisClaim(request, fresh, value));
 		}
 		IdempotencyRecord existing = CompactRecord.decode(request.id(), found);
 		ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), at);
@@ -237,11 +239,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * Claims the records with one {@code claim.lua} call per cluster hash slot (one call on
-	 * a single node), all sent before any answer is awaited: one round trip per node. A
-	 * record named twice is in one call, which claims it for the first request only. When
-	 * a call fails, the claims the others acquired are released before its failure is
-	 * thrown.
+	 * Claims the records with one {@code SET key record NX GET PX ttl} per key, all sent
+	 * before any answer is awaited (one round trip per node, no script), decided on the
+	 * client as a single claim is. Only the keys that need a conditional write (a record
+	 * whose lease or retention ran out, a record of layout 0) then go to {@code claim.lua},
+	 * one call per cluster hash slot, in the order given. A key named twice is written by
+	 * its first command only: the second answers the first's live claim. When a command or
+	 * call fails, the claims the others acquired are released before its failure is thrown.
 	 */
 	@Override
 	public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
@@ -249,22 +253,74 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 			return requests.isEmpty() ? List.of() : List.of(claim(requests.get(0)));
 		}
 		long now = now();
-		List<SlotGroupedScript.Call> calls = new ArrayList<>(requests.size());
-		for (ClaimRequest request : requests) {
-			calls.add(new SlotGroupedScript.Call(key(request.id()), claimArguments(request)));
+		int size = requests.size();
+		@Nullable ClaimResult[] results = new ClaimResult[size];
+		List<Integer> byScript = new ArrayList<>();
+		RuntimeException failure = null;
+		if (this.claimByScriptOnly) {
+			for (int i = 0; i < size; i++) {
+				byScript.add(i);
+			}
 		}
-		SlotGroupedScript.Replies replies = CLAIM_ALL.run(this.connectionFactory, List.of(String.valueOf(now)), calls,
-				this.batchTimeout, (connection) -> {
-				});
-		if (replies == null) {
-			return IdempotencyStore.super.claimAll(requests);
+		else {
+			Instant at = Instant.ofEpochMilli(now);
+			List<byte[]> keys = new ArrayList<>(size);
+			List<IdempotencyRecord> fresh = new ArrayList<>(size);
+			List<byte[]> values = new ArrayList<>(size);
+			long[] ttls = new long[size];
+			for (int i = 0; i < size; i++) {
+				ClaimRequest request = requests.get(i);
+				IdempotencyRecord record = ClaimRules.claimed(null, request, at);
+				keys.add(bytes(key(request.id())));
+				fresh.add(record);
+				values.add(CompactRecord.encode(record));
+				ttls[i] = request.leaseTtl().toMillis() + request.retention().toMillis();
+			}
+			Object[] answers = PipelinedClaims.run(this.connectionFactory, keys, values, ttls, this.batchTimeout);
+			if (answers == null) {
+				return IdempotencyStore.super.claimAll(requests);
+			}
+			for (int i = 0; i < size; i++) {
+				Object answer = answers[i];
+				ClaimRequest request = requests.get(i);
+				try {
+					if (answer == PipelinedClaims.WRITTEN) {
+						results[i] = ClaimResult.acquired(fresh.get(i), new RedisClaim(request, fresh.get(i), values.get(i)));
+					}
+					else if (answer instanceof byte[] found) {
+						IdempotencyRecord existing = CompactRecord.decode(request.id(), found);
+						ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), at);
+						if (outcome == ClaimOutcome.ACQUIRED) {
+							// over, or a lease that ran out: only a script may replace it, atomically
+							byScript.add(i);
+						}
+						else {
+							results[i] = ClaimResult.of(outcome, existing);
+						}
+					}
+					else if (isWrongType((RuntimeException) answer)) {
+						// a record of layout 0: the script reads it
+						byScript.add(i);
+					}
+					else if (isSyntaxError((RuntimeException) answer)) {
+						noSetWithNxAndGet();
+						byScript.add(i);
+					}
+					else {
+						throw (RuntimeException) answer;
+					}
+				}
+				catch (RuntimeException ex) {
+					failure = failed(failure, ex);
+				}
+			}
 		}
-		List<ClaimResult> results = new ArrayList<>(requests.size());
-		for (int i = 0; i < requests.size(); i++) {
-			Object reply = replies.replies[i];
-			results.add((reply != null) ? claimed(requests.get(i), (List<?>) reply, now) : null);
+		if (failure == null && !byScript.isEmpty()) {
+			if (this.beforeClaimScript != null) {
+				this.beforeClaimScript.run();
+			}
+			failure = claimByScript(requests, byScript, now, results);
 		}
-		RuntimeException failure = replies.failure();
 		if (failure != null) {
 			for (ClaimResult result : results) {
 				if (result != null && result.handle() != null) {
@@ -278,7 +334,56 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 			}
 			throw failure;
 		}
-		return results;
+		return Arrays.asList(results);
+	}
+
+	/**
+	 * Claims the requests at {@code positions} with one {@code claim.lua} call per cluster
+	 * hash slot (one on a single node), answering in {@code results} those it claimed.
+	 * @return the first failure of a call, or {@code null}
+	 */
+	private @Nullable RuntimeException claimByScript(List<ClaimRequest> requests, List<Integer> positions, long now,
+			@Nullable ClaimResult[] results) {
+		List<SlotGroupedScript.Call> calls = new ArrayList<>(positions.size());
+		for (int i : positions) {
+			ClaimRequest request = requests.get(i);
+			calls.add(new SlotGroupedScript.Call(key(request.id()), claimArguments(request)));
+		}
+		SlotGroupedScript.Replies replies = CLAIM_ALL.run(this.connectionFactory, List.of(String.valueOf(now)), calls,
+				this.batchTimeout, (connection) -> {
+				});
+		if (replies == null) {
+			for (int i : positions) {
+				results[i] = claim(requests.get(i));
+			}
+			return null;
+		}
+		for (int j = 0; j < positions.size(); j++) {
+			Object reply = replies.replies[j];
+			if (reply != null) {
+				int i = positions.get(j);
+				results[i] = claimed(requests.get(i), (List<?>) reply, now);
+			}
+		}
+		return replies.failure();
+	}
+
+	private static RuntimeException failed(@Nullable RuntimeException first, RuntimeException next) {
+		if (first == null) {
+			return next;
+		}
+		if (first != next) {
+			first.addSuppressed(next);
+		}
+		return first;
+	}
+
+	private void noSetWithNxAndGet() {
+		if (!this.claimByScriptOnly) {
+			logger.info("This Redis server does not take SET with both NX and GET (Redis 7.0 or later does): "
+					+ "every claim runs the claim script");
+			this.claimByScriptOnly = true;
+		}
 	}
 
 	/**
@@ -295,9 +400,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		long now = now();
 		List<SlotGroupedScript.Call> calls = new ArrayList<>(handles.size());
 		for (int i = 0; i < handles.size(); i++) {
-			ClaimRequest request = ((RedisClaim) handles.get(i)).request;
-			calls.add(new SlotGroupedScript.Call(key(request.id()),
-					finishArguments(request, RecordStatus.COMPLETED, responses.get(i))));
+			RedisClaim claim = (RedisClaim) handles.get(i);
+			calls.add(new SlotGroupedScript.Call(key(claim.request.id()),
+					claim.finishArguments(now, RecordStatus.COMPLETED, responses.get(i), null, null)));
 		}
 		AtomicReference<@Nullable Object> acknowledged = new AtomicReference<>();
 		SlotGroupedScript.Replies replies = FINISH_ALL.run(this.connectionFactory, List.of(String.valueOf(now)), calls,
@@ -338,8 +443,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		// a new record: the script wrote exactly what the rules say, and sent nothing back
 		IdempotencyRecord record = (reply.size() == 1) ? ClaimRules.claimed(null, request, Instant.ofEpochMilli(now))
 				: CompactRecord.decode(request.id(), (byte[]) reply.get(1));
-		return (outcome == ClaimOutcome.ACQUIRED) ? ClaimResult.acquired(record, new RedisClaim(request))
-				: ClaimResult.of(outcome, record);
+		if (outcome != ClaimOutcome.ACQUIRED) {
+			return ClaimResult.of(outcome, record);
+		}
+		// a takeover answers the value it wrote; a new record's value is not known here
+		return ClaimResult.acquired(record,
+				new RedisClaim(request, record, (reply.size() == 1) ? null : (byte[]) reply.get(1)));
 	}
 
 	@Override
@@ -388,12 +497,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return this.keyPrefix + ":{" + id.workflow().length() + ":" + id.workflow() + ":" + id.key() + "}";
 	}
 
-	private boolean finish(ClaimRequest request, RecordStatus status, @Nullable String... values) {
-		RecordId id = request.id();
+	private boolean finish(RedisClaim claim, RecordStatus status, @Nullable String response,
+			@Nullable String errorType, @Nullable String errorMessage) {
+		RecordId id = claim.request.id();
 		List<String> keys = List.of(key(id));
-		List<Object> args = new ArrayList<>(7);
-		args.add(String.valueOf(now()));
-		args.addAll(finishArguments(request, status, values));
+		long now = now();
+		List<Object> args = new ArrayList<>(5);
+		args.add(String.valueOf(now));
+		args.addAll(claim.finishArguments(now, status, response, errorType, errorMessage));
 		if (this.waitReplicas == 0) {
 			return isFinished(execute(FINISH, keys.get(0), args.toArray()));
 		}
@@ -411,27 +522,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 			}
 		});
 		return Boolean.TRUE.equals(finished);
-	}
-
-	/**
-	 * The arguments of {@code finish.lua} for one record: owner token, retention, status, and the
-	 * values given up to the first {@code null} (a response; an error type and message).
-	 */
-	private static List<Object> finishArguments(ClaimRequest request, RecordStatus status,
-			@Nullable String... values) {
-		int count = 0;
-		while (count < values.length && values[count] != null) {
-			count++;
-		}
-		List<Object> args = new ArrayList<>(4 + count);
-		args.add(CompactRecord.token(request.owner()));
-		args.add(String.valueOf(request.retention().toMillis()));
-		args.add(status.name());
-		args.add(String.valueOf(count));
-		for (int i = 0; i < count; i++) {
-			args.add(values[i]);
-		}
-		return args;
 	}
 
 	private static boolean isFinished(@Nullable List<?> reply) {
@@ -549,28 +639,58 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * A claim held by its lease: each step is one script, fenced by the owner.
+	 * A claim held by its lease: each step is one script, fenced by the owner. It keeps the
+	 * record it claimed and, while it knows it, the value that record has in Redis (the
+	 * value it wrote, until a renewal or a recovery point changes it), so that its
+	 * completion can compare values instead of reading the record.
 	 */
 	private final class RedisClaim implements ClaimHandle {
 
 		private final ClaimRequest request;
 
-		RedisClaim(ClaimRequest request) {
+		private final IdempotencyRecord claimed;
+
+		private volatile byte @Nullable [] written;
+
+		RedisClaim(ClaimRequest request, IdempotencyRecord claimed, byte @Nullable [] written) {
 			this.request = request;
+			this.claimed = claimed;
+			this.written = written;
 		}
 
 		RedisIdempotencyStore store() {
 			return RedisIdempotencyStore.this;
 		}
 
+		/**
+		 * The arguments of {@code finish.lua} for this claim: owner token, retention, the
+		 * value the record is expected to have ({@code ''} when not known, or when that
+		 * value is over at {@code now}) and the finished record as this claim would write it.
+		 */
+		List<Object> finishArguments(long now, RecordStatus status, @Nullable String response,
+				@Nullable String errorType, @Nullable String errorMessage) {
+			IdempotencyRecord claimed = this.claimed;
+			byte[] expected = this.written;
+			if (expected == null || claimed.expiresAt().toEpochMilli() <= now) {
+				expected = new byte[0];
+			}
+			Instant at = Instant.ofEpochMilli(now);
+			long retention = this.request.retention().toMillis();
+			IdempotencyRecord finished = new IdempotencyRecord(claimed.id(), status, claimed.fingerprint(),
+					claimed.owner(), claimed.attempt(), claimed.leaseUntil(), claimed.recoveryPoint(), response,
+					errorType, errorMessage, claimed.createdAt(), at, at.plusMillis(retention));
+			return List.of(CompactRecord.token(this.request.owner()), String.valueOf(retention), expected,
+					CompactRecord.encode(finished));
+		}
+
 		@Override
 		public boolean complete(@Nullable String response) {
-			return finish(this.request, RecordStatus.COMPLETED, response);
+			return finish(this, RecordStatus.COMPLETED, response, null, null);
 		}
 
 		@Override
 		public boolean fail(Throwable failure) {
-			return finish(this.request, RecordStatus.FAILED, IdempotencyRecord.errorTypeOf(failure),
+			return finish(this, RecordStatus.FAILED, null, IdempotencyRecord.errorTypeOf(failure),
 					IdempotencyRecord.errorMessageOf(failure));
 		}
 
@@ -582,6 +702,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 		@Override
 		public boolean renew() {
+			// from now on the value in Redis is not the one written
+			this.written = null;
 			long now = now();
 			return isOne(execute(RENEW, key(this.request.id()), CompactRecord.token(this.request.owner()),
 					String.valueOf(now), String.valueOf(now + this.request.leaseTtl().toMillis()),
@@ -590,6 +712,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 		@Override
 		public boolean saveRecoveryPoint(String recoveryPoint) {
+			this.written = null;
 			long now = now();
 			return isOne(execute(RENEW, key(this.request.id()), CompactRecord.token(this.request.owner()),
 					String.valueOf(now), String.valueOf(now + this.request.leaseTtl().toMillis()),
