@@ -38,12 +38,15 @@ import org.springframework.integration.selector.MetadataStoreSelector;
  * on the starter's redis and hybrid stores (the engine claims the batch with one
  * {@code claimAll}: one script call on the redis store; on the hybrid one pipelined cache
  * read, then PostgreSQL for the misses).</li>
- * <li>{@code bare*}: the least a batch needs, by hand on the same Lettuce connection: one
- * {@code SET key value NX GET PX lease} per key, all sent before any answer is awaited
- * (the claim, or the record found), then, for a first delivery, one script that completes
- * every key fenced by owner ({@code GET}, compare, {@code SET PX}: Redis 7.0 has no
- * compare-and-set command, so a fenced write is a script). First delivery: 2 round trips
- * a batch; duplicate: 1.</li>
+ * <li>{@code bare*}: the least a batch needs, by hand on {@code StringRedisTemplate}: one
+ * script runs {@code SET key value NX GET PX lease} for every key (the claim, or the record
+ * found), then, for a first delivery, one script completes every key fenced by owner
+ * ({@code GET}, compare, {@code SET PX}: Redis 7.0 has no compare-and-set command, so a
+ * fenced write is a script). First delivery: 2 round trips a batch; duplicate: 1.</li>
+ * <li>{@code barePipelined*}: the same claim as one {@code SET NX GET PX} command per key
+ * on the shared Lettuce connection, all sent before any answer is awaited (Lettuce flushes
+ * each command on its own: slower than the one script on this client), then the same
+ * completion script.</li>
  * <li>{@code springIntegration*} and {@code camel*}: the peers looping over the batch with
  * their per-message API, as in {@link RedisBenchmark}.</li>
  * </ul>
@@ -74,6 +77,60 @@ public class RedisBatchBenchmark {
 
 	@Benchmark
 	public List<Receipt> bareFirst(Bare state, Batch batch, Keys keys) {
+		List<String> batchKeys = batch.first(keys);
+		List<String> redisKeys = new ArrayList<>(batchKeys.size());
+		List<String> owners = new ArrayList<>(batchKeys.size());
+		List<String> claimArgs = new ArrayList<>(batchKeys.size() + 1);
+		claimArgs.add(RedisBenchmark.Bare.LEASE_MS);
+		for (String key : batchKeys) {
+			redisKeys.add(Bare.PREFIX + key);
+			String running = "P|" + Owners.next();
+			owners.add(running);
+			claimArgs.add(running);
+		}
+		List<?> found = state.servers.redis.execute(state.claim, redisKeys, claimArgs.toArray());
+		List<Receipt> receipts = new ArrayList<>(batchKeys.size());
+		List<String> completeArgs = new ArrayList<>(2 * batchKeys.size() + 1);
+		completeArgs.add(RedisBenchmark.Bare.RETENTION_MS);
+		for (int i = 0; i < batchKeys.size(); i++) {
+			if (!Long.valueOf(0).equals(found.get(i))) {
+				throw new IllegalStateException("Not a first delivery: " + found.get(i));
+			}
+			Receipt receipt = Receipt.of(batchKeys.get(i));
+			receipts.add(receipt);
+			completeArgs.add(owners.get(i));
+			completeArgs.add("C|" + state.servers.writer.writeValueAsString(receipt));
+		}
+		List<?> completed = state.servers.redis.execute(state.complete, redisKeys, completeArgs.toArray());
+		if (completed.contains(0L)) {
+			throw new IllegalStateException("Lost a claim of the batch");
+		}
+		return receipts;
+	}
+
+	@Benchmark
+	public List<Receipt> bareDuplicate(Bare state, Batch batch) {
+		List<String> batchKeys = batch.duplicates();
+		List<String> redisKeys = new ArrayList<>(batchKeys.size());
+		List<String> claimArgs = new ArrayList<>(batchKeys.size() + 1);
+		claimArgs.add(RedisBenchmark.Bare.LEASE_MS);
+		for (String key : batchKeys) {
+			redisKeys.add(Bare.PREFIX + key);
+			claimArgs.add("P|" + Owners.next());
+		}
+		List<?> found = state.servers.redis.execute(state.claim, redisKeys, claimArgs.toArray());
+		List<Receipt> receipts = new ArrayList<>(batchKeys.size());
+		for (Object record : found) {
+			if (!(record instanceof String text) || !text.startsWith("C|")) {
+				throw new IllegalStateException("Not a duplicate: " + record);
+			}
+			receipts.add(state.servers.reader.readValue(text.substring(2)));
+		}
+		return receipts;
+	}
+
+	@Benchmark
+	public List<Receipt> barePipelinedFirst(Bare state, Batch batch, Keys keys) {
 		List<String> batchKeys = batch.first(keys);
 		int size = batchKeys.size();
 		List<String> redisKeys = new ArrayList<>(size);
@@ -107,7 +164,7 @@ public class RedisBatchBenchmark {
 	}
 
 	@Benchmark
-	public List<Receipt> bareDuplicate(Bare state, Batch batch) {
+	public List<Receipt> barePipelinedDuplicate(Bare state, Batch batch) {
 		List<String> batchKeys = batch.duplicates();
 		List<RedisFuture<byte[]>> claims = new ArrayList<>(batchKeys.size());
 		for (String key : batchKeys) {
@@ -271,8 +328,8 @@ public class RedisBatchBenchmark {
 	}
 
 	/**
-	 * The hand-written protocol: pipelined {@code SET NX GET PX} on the shared Lettuce
-	 * connection, and the batch completion script.
+	 * The hand-written protocol: the batch claim script, or pipelined {@code SET NX GET PX}
+	 * on the shared Lettuce connection, and the batch completion script.
 	 */
 	@State(Scope.Benchmark)
 	public static class Bare {
@@ -286,6 +343,8 @@ public class RedisBatchBenchmark {
 		RedisStringAsyncCommands<byte[], byte[]> commands;
 
 		// read once: a RedisScript made from a Resource checks the resource for changes on every call
+		final RedisScript<List> claim = RedisScript.of(RedisBenchmark.script("claim_all.lua"), List.class);
+
 		final RedisScript<List> complete = RedisScript.of(RedisBenchmark.script("complete_all.lua"), List.class);
 
 		@Setup(Level.Trial)

@@ -33,6 +33,7 @@ import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.DecoratedRedisConnection;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -75,11 +76,18 @@ import org.springframework.util.Assert;
  * trip each, fenced by owner; Spring Data Redis sends them with {@code EVALSHA} and falls
  * back to {@code EVAL} when the server answers {@code NOSCRIPT}.
  * <p>
- * A batch ({@link #claimAll}, {@link #completeAll}) runs the same two scripts, which take
- * any number of keys: one call with every key on a single node, one call per cluster hash
- * slot on Redis Cluster, all sent through Lettuce's asynchronous API before any answer is
- * awaited, so a batch costs one round trip per node (a connection that is not Lettuce's
- * goes key by key).
+ * A batch ({@link #claimAll}, {@link #completeAll}) runs scripts that take any number of
+ * keys: one call with every key on a single node, one call per cluster hash slot on Redis
+ * Cluster, all sent through Lettuce's asynchronous API before any answer is awaited, so a
+ * batch costs one round trip per node (a connection that is not Lettuce's goes key by
+ * key). Its claim is the single claim's {@code SET NX GET PX} for every key inside one
+ * script ({@code claim_new.lua}, which decodes nothing), then {@code claim.lua} for the
+ * few keys that need a conditional write.
+ * <p>
+ * A claim's handle keeps the value it wrote; {@code finish.lua} writes the finished record
+ * the handle built when the record still is that value (one {@code GET}, one compare, one
+ * {@code SET}, nothing decoded), and otherwise (renewed, a recovery point saved, taken
+ * over, of layout 0) reads the record and finishes it only when it is still the claim's.
  * <p>
  * Time comes from the given {@link Clock}: the claim and the scripts compare the caller's
  * "now" with the record's {@code lease_until} and {@code expires_at}, so the lease and
@@ -106,6 +114,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	private static final RedisScript<List> FINISH = script("finish.lua", List.class);
 
 	private static final SlotGroupedScript CLAIM_ALL = new SlotGroupedScript(CLAIM);
+
+	private static final SlotGroupedScript CLAIM_NEW_ALL = new SlotGroupedScript(plainScript("claim_new.lua"));
 
 	private static final SlotGroupedScript FINISH_ALL = new SlotGroupedScript(FINISH);
 
@@ -239,13 +249,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * Claims the records with one {@code SET key record NX GET PX ttl} per key, all sent
-	 * before any answer is awaited (one round trip per node, no script), decided on the
-	 * client as a single claim is. Only the keys that need a conditional write (a record
-	 * whose lease or retention ran out, a record of layout 0) then go to {@code claim.lua},
-	 * one call per cluster hash slot, in the order given. A key named twice is written by
-	 * its first command only: the second answers the first's live claim. When a command or
-	 * call fails, the claims the others acquired are released before its failure is thrown.
+	 * Claims the records in two steps. First {@code claim_new.lua}, one call per cluster
+	 * hash slot (one call on a single node), all sent before any answer is awaited: for
+	 * each key {@code SET key record NX GET PX ttl}, nothing decoded on the server, so a
+	 * free key is claimed and a taken one answers its value, decided on the client as a
+	 * single claim is. Then, only for the keys that need a conditional write (a record whose
+	 * lease or retention ran out, a record of layout 0), {@code claim.lua}, which decides
+	 * again atomically. A key named twice is written by its first {@code SET} only (one
+	 * slot, one call, in order): the second answers the first's live claim. When a call
+	 * fails, the claims the others acquired are released before its failure is thrown.
 	 */
 	@Override
 	public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
@@ -264,30 +276,34 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		}
 		else {
 			Instant at = Instant.ofEpochMilli(now);
-			List<byte[]> keys = new ArrayList<>(size);
 			List<IdempotencyRecord> fresh = new ArrayList<>(size);
-			List<byte[]> values = new ArrayList<>(size);
-			long[] ttls = new long[size];
-			for (int i = 0; i < size; i++) {
-				ClaimRequest request = requests.get(i);
+			List<SlotGroupedScript.Call> calls = new ArrayList<>(size);
+			for (ClaimRequest request : requests) {
 				IdempotencyRecord record = ClaimRules.claimed(null, request, at);
-				keys.add(bytes(key(request.id())));
 				fresh.add(record);
-				values.add(CompactRecord.encode(record));
-				ttls[i] = request.leaseTtl().toMillis() + request.retention().toMillis();
+				calls.add(new SlotGroupedScript.Call(key(request.id()), List.of(CompactRecord.encode(record),
+						String.valueOf(request.leaseTtl().toMillis() + request.retention().toMillis()))));
 			}
-			Object[] answers = PipelinedClaims.run(this.connectionFactory, keys, values, ttls, this.batchTimeout);
-			if (answers == null) {
+			SlotGroupedScript.Replies replies = CLAIM_NEW_ALL.run(this.connectionFactory, List.of(), calls,
+					this.batchTimeout, (connection) -> {
+					});
+			if (replies == null) {
 				return IdempotencyStore.super.claimAll(requests);
 			}
+			failure = replies.failure();
 			for (int i = 0; i < size; i++) {
-				Object answer = answers[i];
+				Object reply = replies.replies[i];
 				ClaimRequest request = requests.get(i);
 				try {
-					if (answer == PipelinedClaims.WRITTEN) {
-						results[i] = ClaimResult.acquired(fresh.get(i), new RedisClaim(request, fresh.get(i), values.get(i)));
+					if (reply == null) {
+						// its call failed: the failure above
+						continue;
 					}
-					else if (answer instanceof byte[] found) {
+					if (reply instanceof Long) {
+						byte[] written = (byte[]) calls.get(i).arguments().get(0);
+						results[i] = ClaimResult.acquired(fresh.get(i), new RedisClaim(request, fresh.get(i), written));
+					}
+					else if (reply instanceof byte[] found) {
 						IdempotencyRecord existing = CompactRecord.decode(request.id(), found);
 						ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), at);
 						if (outcome == ClaimOutcome.ACQUIRED) {
@@ -298,16 +314,20 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 							results[i] = ClaimResult.of(outcome, existing);
 						}
 					}
-					else if (isWrongType((RuntimeException) answer)) {
-						// a record of layout 0: the script reads it
-						byScript.add(i);
-					}
-					else if (isSyntaxError((RuntimeException) answer)) {
-						noSetWithNxAndGet();
-						byScript.add(i);
-					}
 					else {
-						throw (RuntimeException) answer;
+						String error = text(((List<?>) reply).get(0));
+						if (error.startsWith("WRONGTYPE")) {
+							// a record of layout 0: the claim script reads it
+							byScript.add(i);
+						}
+						else if (error.startsWith("ERR syntax error")) {
+							noSetWithNxAndGet();
+							byScript.add(i);
+						}
+						else {
+							throw new RedisSystemException("Redis refused the claim of " + request.id()
+									+ ": " + error, null);
+						}
 					}
 				}
 				catch (RuntimeException ex) {
@@ -619,6 +639,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
 		try {
 			return RedisScript.of(read("record.lua") + "\n" + read(name), resultType);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot read the Redis script " + name, ex);
+		}
+	}
+
+	/** A script of this store that does not read records: without {@code record.lua}. */
+	private static RedisScript<List> plainScript(String name) {
+		try {
+			return RedisScript.of(read(name), List.class);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot read the Redis script " + name, ex);
