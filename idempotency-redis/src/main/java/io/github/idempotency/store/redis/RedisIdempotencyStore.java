@@ -159,10 +159,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	private int waitReplicas;
 
-	/** Runs between a batch's pipelined claims and its claim script (tests only). */
-	@Nullable Runnable beforeClaimScript;
-
 	private Duration waitTimeout = Duration.ofSeconds(1);
+
+	/**
+	 * Runs after a batch's {@code SET NX GET} step and before its keys that need a
+	 * conditional write go to {@code claim.lua}: a test's way into that window.
+	 */
+	@Nullable Runnable beforeClaimScript;
 
 	/**
 	 * Creates a store on the application's connection factory.
