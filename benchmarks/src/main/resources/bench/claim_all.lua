@@ -1,12 +1,8 @@
--- The hand-written batch claim: every key in one call.
+-- The hand-written batch claim: SET NX GET PX for every key in one call.
 -- KEYS[i] the i-th record; ARGV[1] lease in ms; ARGV[1 + i] 'P|' .. owner of the i-th key
 -- one answer per key: 0 when claimed now, else the record found ('P|owner' running, 'C|json' finished)
 local found = {}
 for i = 1, #KEYS do
-	if redis.call('SET', KEYS[i], ARGV[1 + i], 'NX', 'PX', ARGV[1]) then
-		found[i] = 0
-	else
-		found[i] = redis.call('GET', KEYS[i])
-	end
+	found[i] = redis.call('SET', KEYS[i], ARGV[1 + i], 'NX', 'GET', 'PX', ARGV[1]) or 0
 end
 return found

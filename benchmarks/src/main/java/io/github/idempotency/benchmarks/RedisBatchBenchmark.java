@@ -1,10 +1,17 @@
 package io.github.idempotency.benchmarks;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.LettuceFutures;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.async.RedisStringAsyncCommands;
 
 import org.apache.camel.component.redis.processor.idempotent.SpringRedisIdempotentRepository;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -17,6 +24,7 @@ import org.openjdk.jmh.annotations.TearDown;
 
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.integration.redis.metadata.RedisMetadataStore;
 import org.springframework.integration.selector.MetadataStoreSelector;
@@ -30,9 +38,15 @@ import org.springframework.integration.selector.MetadataStoreSelector;
  * on the starter's redis and hybrid stores (the engine claims the batch with one
  * {@code claimAll}: one script call on the redis store; on the hybrid one pipelined cache
  * read, then PostgreSQL for the misses).</li>
- * <li>{@code bare*}: the batch protocol by hand on {@code StringRedisTemplate}: one script
- * claims every key ({@code SET NX PX}, or the record found), one completes every key
- * fenced by owner. First delivery: 2 round trips a batch; duplicate: 1.</li>
+ * <li>{@code bare*}: the least a batch needs, by hand on {@code StringRedisTemplate}: one
+ * script runs {@code SET key value NX GET PX lease} for every key (the claim, or the record
+ * found), then, for a first delivery, one script completes every key fenced by owner
+ * ({@code GET}, compare, {@code SET PX}: Redis 7.0 has no compare-and-set command, so a
+ * fenced write is a script). First delivery: 2 round trips a batch; duplicate: 1.</li>
+ * <li>{@code barePipelined*}: the same claim as one {@code SET NX GET PX} command per key
+ * on the shared Lettuce connection, all sent before any answer is awaited (Lettuce flushes
+ * each command on its own: slower than the one script on this client), then the same
+ * completion script.</li>
  * <li>{@code springIntegration*} and {@code camel*}: the peers looping over the batch with
  * their per-message API, as in {@link RedisBenchmark}.</li>
  * </ul>
@@ -109,6 +123,60 @@ public class RedisBatchBenchmark {
 		for (Object record : found) {
 			if (!(record instanceof String text) || !text.startsWith("C|")) {
 				throw new IllegalStateException("Not a duplicate: " + record);
+			}
+			receipts.add(state.servers.reader.readValue(text.substring(2)));
+		}
+		return receipts;
+	}
+
+	@Benchmark
+	public List<Receipt> barePipelinedFirst(Bare state, Batch batch, Keys keys) {
+		List<String> batchKeys = batch.first(keys);
+		int size = batchKeys.size();
+		List<String> redisKeys = new ArrayList<>(size);
+		List<String> owners = new ArrayList<>(size);
+		List<RedisFuture<byte[]>> claims = new ArrayList<>(size);
+		for (String key : batchKeys) {
+			String redisKey = Bare.PREFIX + key;
+			String running = "P|" + Owners.next();
+			redisKeys.add(redisKey);
+			owners.add(running);
+			claims.add(state.commands.setGet(Bare.bytes(redisKey), Bare.bytes(running), Bare.CLAIM));
+		}
+		List<Receipt> receipts = new ArrayList<>(size);
+		List<String> completeArgs = new ArrayList<>(2 * size + 1);
+		completeArgs.add(RedisBenchmark.Bare.RETENTION_MS);
+		for (int i = 0; i < size; i++) {
+			byte[] found = Bare.await(claims.get(i));
+			if (found != null) {
+				throw new IllegalStateException("Not a first delivery: " + new String(found, StandardCharsets.UTF_8));
+			}
+			Receipt receipt = Receipt.of(batchKeys.get(i));
+			receipts.add(receipt);
+			completeArgs.add(owners.get(i));
+			completeArgs.add("C|" + state.servers.writer.writeValueAsString(receipt));
+		}
+		List<?> completed = state.servers.redis.execute(state.complete, redisKeys, completeArgs.toArray());
+		if (completed.contains(0L)) {
+			throw new IllegalStateException("Lost a claim of the batch");
+		}
+		return receipts;
+	}
+
+	@Benchmark
+	public List<Receipt> barePipelinedDuplicate(Bare state, Batch batch) {
+		List<String> batchKeys = batch.duplicates();
+		List<RedisFuture<byte[]>> claims = new ArrayList<>(batchKeys.size());
+		for (String key : batchKeys) {
+			claims.add(state.commands.setGet(Bare.bytes(Bare.PREFIX + key), Bare.bytes("P|" + Owners.next()),
+					Bare.CLAIM));
+		}
+		List<Receipt> receipts = new ArrayList<>(batchKeys.size());
+		for (RedisFuture<byte[]> claim : claims) {
+			byte[] found = Bare.await(claim);
+			String text = (found != null) ? new String(found, StandardCharsets.UTF_8) : null;
+			if (text == null || !text.startsWith("C|")) {
+				throw new IllegalStateException("Not a duplicate: " + text);
 			}
 			receipts.add(state.servers.reader.readValue(text.substring(2)));
 		}
@@ -260,14 +328,19 @@ public class RedisBatchBenchmark {
 	}
 
 	/**
-	 * The two batch scripts of the hand-written protocol.
+	 * The hand-written protocol: the batch claim script, or pipelined {@code SET NX GET PX}
+	 * on the shared Lettuce connection, and the batch completion script.
 	 */
 	@State(Scope.Benchmark)
 	public static class Bare {
 
 		static final String PREFIX = "bench-bare-batch:{" + WORKFLOW + "}:";
 
+		static final SetArgs CLAIM = SetArgs.Builder.nx().px(Long.parseLong(RedisBenchmark.Bare.LEASE_MS));
+
 		ServersState servers;
+
+		RedisStringAsyncCommands<byte[], byte[]> commands;
 
 		// read once: a RedisScript made from a Resource checks the resource for changes on every call
 		final RedisScript<List> claim = RedisScript.of(RedisBenchmark.script("claim_all.lua"), List.class);
@@ -275,13 +348,27 @@ public class RedisBatchBenchmark {
 		final RedisScript<List> complete = RedisScript.of(RedisBenchmark.script("complete_all.lua"), List.class);
 
 		@Setup(Level.Trial)
+		@SuppressWarnings("unchecked")
 		public void finishDuplicates(ServersState servers) {
 			this.servers = servers;
+			// the connection factory's shared native connection: closing the Spring
+			// connection leaves it open
+			try (RedisConnection connection = servers.redisConnections.getConnection()) {
+				this.commands = (RedisStringAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
+			}
 			for (String key : Batch.all()) {
 				servers.redis.opsForValue()
 					.set(PREFIX + key, "C|" + servers.writer.writeValueAsString(Receipt.of(key)),
 							Duration.ofMillis(Long.parseLong(RedisBenchmark.Bare.RETENTION_MS)));
 			}
+		}
+
+		static byte[] bytes(String text) {
+			return text.getBytes(StandardCharsets.UTF_8);
+		}
+
+		static byte[] await(RedisFuture<byte[]> future) {
+			return LettuceFutures.awaitOrCancel(future, 10, TimeUnit.SECONDS);
 		}
 
 	}

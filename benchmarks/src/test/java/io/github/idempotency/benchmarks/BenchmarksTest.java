@@ -142,6 +142,11 @@ class BenchmarksTest {
 		assertThat(servers.redis.opsForValue().get(RedisBatchBenchmark.Bare.PREFIX + first.get(9).key()))
 			.startsWith("C|{");
 		assertThat(benchmark.bareDuplicate(bare, batch)).extracting(Receipt::status).containsOnly("CHARGED");
+		List<Receipt> pipelined = benchmark.barePipelinedFirst(bare, batch, new Keys());
+		assertThat(servers.redis.opsForValue().get(RedisBatchBenchmark.Bare.PREFIX + pipelined.get(9).key()))
+			.startsWith("C|{");
+		assertThat(benchmark.barePipelinedDuplicate(bare, batch)).extracting(Receipt::status)
+			.containsOnly("CHARGED");
 		RedisBatchBenchmark.SpringIntegration integration = new RedisBatchBenchmark.SpringIntegration();
 		integration.start(servers);
 		RedisBatchBenchmark.Camel camel = new RedisBatchBenchmark.Camel();

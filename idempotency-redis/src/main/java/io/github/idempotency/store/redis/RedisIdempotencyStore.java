@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,7 @@ import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisSystemException;
 import org.springframework.data.redis.connection.DecoratedRedisConnection;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -74,11 +76,18 @@ import org.springframework.util.Assert;
  * trip each, fenced by owner; Spring Data Redis sends them with {@code EVALSHA} and falls
  * back to {@code EVAL} when the server answers {@code NOSCRIPT}.
  * <p>
- * A batch ({@link #claimAll}, {@link #completeAll}) runs the same two scripts, which take
- * any number of keys: one call with every key on a single node, one call per cluster hash
- * slot on Redis Cluster, all sent through Lettuce's asynchronous API before any answer is
- * awaited, so a batch costs one round trip per node (a connection that is not Lettuce's
- * goes key by key).
+ * A batch ({@link #claimAll}, {@link #completeAll}) runs scripts that take any number of
+ * keys: one call with every key on a single node, one call per cluster hash slot on Redis
+ * Cluster, all sent through Lettuce's asynchronous API before any answer is awaited, so a
+ * batch costs one round trip per node (a connection that is not Lettuce's goes key by
+ * key). Its claim is the single claim's {@code SET NX GET PX} for every key inside one
+ * script ({@code claim_new.lua}, which decodes nothing), then {@code claim.lua} for the
+ * few keys that need a conditional write.
+ * <p>
+ * A claim's handle keeps the value it wrote; {@code finish.lua} writes the finished record
+ * the handle built when the record still is that value (one {@code GET}, one compare, one
+ * {@code SET}, nothing decoded), and otherwise (renewed, a recovery point saved, taken
+ * over, of layout 0) reads the record and finishes it only when it is still the claim's.
  * <p>
  * Time comes from the given {@link Clock}: the claim and the scripts compare the caller's
  * "now" with the record's {@code lease_until} and {@code expires_at}, so the lease and
@@ -105,6 +114,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	private static final RedisScript<List> FINISH = script("finish.lua", List.class);
 
 	private static final SlotGroupedScript CLAIM_ALL = new SlotGroupedScript(CLAIM);
+
+	private static final SlotGroupedScript CLAIM_NEW_ALL = new SlotGroupedScript(plainScript("claim_new.lua"));
 
 	private static final SlotGroupedScript FINISH_ALL = new SlotGroupedScript(FINISH);
 
@@ -149,6 +160,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	private int waitReplicas;
 
 	private Duration waitTimeout = Duration.ofSeconds(1);
+
+	/**
+	 * Runs after a batch's {@code SET NX GET} step and before its keys that need a
+	 * conditional write go to {@code claim.lua}: a test's way into that window.
+	 */
+	@Nullable Runnable beforeClaimScript;
 
 	/**
 	 * Creates a store on the application's connection factory.
@@ -208,15 +225,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 				return claimByScript(request, now);
 			}
 			if (isSyntaxError(ex)) {
-				logger.info("This Redis server does not take SET with both NX and GET (Redis 7.0 or later does): "
-						+ "every claim runs the claim script");
-				this.claimByScriptOnly = true;
+				noSetWithNxAndGet();
 				return claimByScript(request, now);
 			}
 			throw ex;
 		}
 		if (found == null) {
-			return ClaimResult.acquired(fresh, new RedisClaim(request));
+			return ClaimResult.acquired(fresh, new RedisClaim(request, fresh, value));
 		}
 		IdempotencyRecord existing = CompactRecord.decode(request.id(), found);
 		ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), at);
@@ -237,11 +252,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * Claims the records with one {@code claim.lua} call per cluster hash slot (one call on
-	 * a single node), all sent before any answer is awaited: one round trip per node. A
-	 * record named twice is in one call, which claims it for the first request only. When
-	 * a call fails, the claims the others acquired are released before its failure is
-	 * thrown.
+	 * Claims the records in two steps. First {@code claim_new.lua}, one call per cluster
+	 * hash slot (one call on a single node), all sent before any answer is awaited: for
+	 * each key {@code SET key record NX GET PX ttl}, nothing decoded on the server, so a
+	 * free key is claimed and a taken one answers its value, decided on the client as a
+	 * single claim is. Then, only for the keys that need a conditional write (a record whose
+	 * lease or retention ran out, a record of layout 0), {@code claim.lua}, which decides
+	 * again atomically. A key named twice is written by its first {@code SET} only (one
+	 * slot, one call, in order): the second answers the first's live claim. When a call
+	 * fails, the claims the others acquired are released before its failure is thrown.
 	 */
 	@Override
 	public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
@@ -249,22 +268,82 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 			return requests.isEmpty() ? List.of() : List.of(claim(requests.get(0)));
 		}
 		long now = now();
-		List<SlotGroupedScript.Call> calls = new ArrayList<>(requests.size());
-		for (ClaimRequest request : requests) {
-			calls.add(new SlotGroupedScript.Call(key(request.id()), claimArguments(request)));
+		int size = requests.size();
+		@Nullable ClaimResult[] results = new ClaimResult[size];
+		List<Integer> byScript = new ArrayList<>();
+		RuntimeException failure = null;
+		if (this.claimByScriptOnly) {
+			for (int i = 0; i < size; i++) {
+				byScript.add(i);
+			}
 		}
-		SlotGroupedScript.Replies replies = CLAIM_ALL.run(this.connectionFactory, List.of(String.valueOf(now)), calls,
-				this.batchTimeout, (connection) -> {
-				});
-		if (replies == null) {
-			return IdempotencyStore.super.claimAll(requests);
+		else {
+			Instant at = Instant.ofEpochMilli(now);
+			List<IdempotencyRecord> fresh = new ArrayList<>(size);
+			List<SlotGroupedScript.Call> calls = new ArrayList<>(size);
+			for (ClaimRequest request : requests) {
+				IdempotencyRecord record = ClaimRules.claimed(null, request, at);
+				fresh.add(record);
+				calls.add(new SlotGroupedScript.Call(key(request.id()), List.of(CompactRecord.encode(record),
+						String.valueOf(request.leaseTtl().toMillis() + request.retention().toMillis()))));
+			}
+			SlotGroupedScript.Replies replies = CLAIM_NEW_ALL.run(this.connectionFactory, List.of(), calls,
+					this.batchTimeout, (connection) -> {
+					});
+			if (replies == null) {
+				return IdempotencyStore.super.claimAll(requests);
+			}
+			failure = replies.failure();
+			for (int i = 0; i < size; i++) {
+				Object reply = replies.replies[i];
+				ClaimRequest request = requests.get(i);
+				try {
+					if (reply == null) {
+						// its call failed: the failure above
+						continue;
+					}
+					if (reply instanceof Long) {
+						byte[] written = (byte[]) calls.get(i).arguments().get(0);
+						results[i] = ClaimResult.acquired(fresh.get(i), new RedisClaim(request, fresh.get(i), written));
+					}
+					else if (reply instanceof byte[] found) {
+						IdempotencyRecord existing = CompactRecord.decode(request.id(), found);
+						ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), at);
+						if (outcome == ClaimOutcome.ACQUIRED) {
+							// over, or a lease that ran out: only a script may replace it, atomically
+							byScript.add(i);
+						}
+						else {
+							results[i] = ClaimResult.of(outcome, existing);
+						}
+					}
+					else {
+						String error = text(((List<?>) reply).get(0));
+						if (error.startsWith("WRONGTYPE")) {
+							// a record of layout 0: the claim script reads it
+							byScript.add(i);
+						}
+						else if (error.startsWith("ERR syntax error")) {
+							noSetWithNxAndGet();
+							byScript.add(i);
+						}
+						else {
+							throw new RedisSystemException("Redis refused the claim of " + request.id()
+									+ ": " + error, null);
+						}
+					}
+				}
+				catch (RuntimeException ex) {
+					failure = failed(failure, ex);
+				}
+			}
 		}
-		List<ClaimResult> results = new ArrayList<>(requests.size());
-		for (int i = 0; i < requests.size(); i++) {
-			Object reply = replies.replies[i];
-			results.add((reply != null) ? claimed(requests.get(i), (List<?>) reply, now) : null);
+		if (failure == null && !byScript.isEmpty()) {
+			if (this.beforeClaimScript != null) {
+				this.beforeClaimScript.run();
+			}
+			failure = claimByScript(requests, byScript, now, results);
 		}
-		RuntimeException failure = replies.failure();
 		if (failure != null) {
 			for (ClaimResult result : results) {
 				if (result != null && result.handle() != null) {
@@ -278,7 +357,56 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 			}
 			throw failure;
 		}
-		return results;
+		return Arrays.asList(results);
+	}
+
+	/**
+	 * Claims the requests at {@code positions} with one {@code claim.lua} call per cluster
+	 * hash slot (one on a single node), answering in {@code results} those it claimed.
+	 * @return the first failure of a call, or {@code null}
+	 */
+	private @Nullable RuntimeException claimByScript(List<ClaimRequest> requests, List<Integer> positions, long now,
+			@Nullable ClaimResult[] results) {
+		List<SlotGroupedScript.Call> calls = new ArrayList<>(positions.size());
+		for (int i : positions) {
+			ClaimRequest request = requests.get(i);
+			calls.add(new SlotGroupedScript.Call(key(request.id()), claimArguments(request)));
+		}
+		SlotGroupedScript.Replies replies = CLAIM_ALL.run(this.connectionFactory, List.of(String.valueOf(now)), calls,
+				this.batchTimeout, (connection) -> {
+				});
+		if (replies == null) {
+			for (int i : positions) {
+				results[i] = claim(requests.get(i));
+			}
+			return null;
+		}
+		for (int j = 0; j < positions.size(); j++) {
+			Object reply = replies.replies[j];
+			if (reply != null) {
+				int i = positions.get(j);
+				results[i] = claimed(requests.get(i), (List<?>) reply, now);
+			}
+		}
+		return replies.failure();
+	}
+
+	private static RuntimeException failed(@Nullable RuntimeException first, RuntimeException next) {
+		if (first == null) {
+			return next;
+		}
+		if (first != next) {
+			first.addSuppressed(next);
+		}
+		return first;
+	}
+
+	private void noSetWithNxAndGet() {
+		if (!this.claimByScriptOnly) {
+			logger.info("This Redis server does not take SET with both NX and GET (Redis 7.0 or later does): "
+					+ "every claim runs the claim script");
+			this.claimByScriptOnly = true;
+		}
 	}
 
 	/**
@@ -295,9 +423,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		long now = now();
 		List<SlotGroupedScript.Call> calls = new ArrayList<>(handles.size());
 		for (int i = 0; i < handles.size(); i++) {
-			ClaimRequest request = ((RedisClaim) handles.get(i)).request;
-			calls.add(new SlotGroupedScript.Call(key(request.id()),
-					finishArguments(request, RecordStatus.COMPLETED, responses.get(i))));
+			RedisClaim claim = (RedisClaim) handles.get(i);
+			calls.add(new SlotGroupedScript.Call(key(claim.request.id()),
+					claim.finishArguments(now, RecordStatus.COMPLETED, responses.get(i), null, null)));
 		}
 		AtomicReference<@Nullable Object> acknowledged = new AtomicReference<>();
 		SlotGroupedScript.Replies replies = FINISH_ALL.run(this.connectionFactory, List.of(String.valueOf(now)), calls,
@@ -338,8 +466,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		// a new record: the script wrote exactly what the rules say, and sent nothing back
 		IdempotencyRecord record = (reply.size() == 1) ? ClaimRules.claimed(null, request, Instant.ofEpochMilli(now))
 				: CompactRecord.decode(request.id(), (byte[]) reply.get(1));
-		return (outcome == ClaimOutcome.ACQUIRED) ? ClaimResult.acquired(record, new RedisClaim(request))
-				: ClaimResult.of(outcome, record);
+		if (outcome != ClaimOutcome.ACQUIRED) {
+			return ClaimResult.of(outcome, record);
+		}
+		// a takeover answers the value it wrote; a new record's value is not known here
+		return ClaimResult.acquired(record,
+				new RedisClaim(request, record, (reply.size() == 1) ? null : (byte[]) reply.get(1)));
 	}
 
 	@Override
@@ -388,12 +520,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return this.keyPrefix + ":{" + id.workflow().length() + ":" + id.workflow() + ":" + id.key() + "}";
 	}
 
-	private boolean finish(ClaimRequest request, RecordStatus status, @Nullable String... values) {
-		RecordId id = request.id();
+	private boolean finish(RedisClaim claim, RecordStatus status, @Nullable String response,
+			@Nullable String errorType, @Nullable String errorMessage) {
+		RecordId id = claim.request.id();
 		List<String> keys = List.of(key(id));
-		List<Object> args = new ArrayList<>(7);
-		args.add(String.valueOf(now()));
-		args.addAll(finishArguments(request, status, values));
+		long now = now();
+		List<Object> args = new ArrayList<>(5);
+		args.add(String.valueOf(now));
+		args.addAll(claim.finishArguments(now, status, response, errorType, errorMessage));
 		if (this.waitReplicas == 0) {
 			return isFinished(execute(FINISH, keys.get(0), args.toArray()));
 		}
@@ -411,27 +545,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 			}
 		});
 		return Boolean.TRUE.equals(finished);
-	}
-
-	/**
-	 * The arguments of {@code finish.lua} for one record: owner token, retention, status, and the
-	 * values given up to the first {@code null} (a response; an error type and message).
-	 */
-	private static List<Object> finishArguments(ClaimRequest request, RecordStatus status,
-			@Nullable String... values) {
-		int count = 0;
-		while (count < values.length && values[count] != null) {
-			count++;
-		}
-		List<Object> args = new ArrayList<>(4 + count);
-		args.add(CompactRecord.token(request.owner()));
-		args.add(String.valueOf(request.retention().toMillis()));
-		args.add(status.name());
-		args.add(String.valueOf(count));
-		for (int i = 0; i < count; i++) {
-			args.add(values[i]);
-		}
-		return args;
 	}
 
 	private static boolean isFinished(@Nullable List<?> reply) {
@@ -535,6 +648,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		}
 	}
 
+	/** A script of this store that does not read records: without {@code record.lua}. */
+	private static RedisScript<List> plainScript(String name) {
+		try {
+			return RedisScript.of(read(name), List.class);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot read the Redis script " + name, ex);
+		}
+	}
+
 	private static String read(String name) throws IOException {
 		return new ClassPathResource(name, RedisIdempotencyStore.class).getContentAsString(StandardCharsets.UTF_8);
 	}
@@ -549,28 +672,58 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * A claim held by its lease: each step is one script, fenced by the owner.
+	 * A claim held by its lease: each step is one script, fenced by the owner. It keeps the
+	 * record it claimed and, while it knows it, the value that record has in Redis (the
+	 * value it wrote, until a renewal or a recovery point changes it), so that its
+	 * completion can compare values instead of reading the record.
 	 */
 	private final class RedisClaim implements ClaimHandle {
 
 		private final ClaimRequest request;
 
-		RedisClaim(ClaimRequest request) {
+		private final IdempotencyRecord claimed;
+
+		private volatile byte @Nullable [] written;
+
+		RedisClaim(ClaimRequest request, IdempotencyRecord claimed, byte @Nullable [] written) {
 			this.request = request;
+			this.claimed = claimed;
+			this.written = written;
 		}
 
 		RedisIdempotencyStore store() {
 			return RedisIdempotencyStore.this;
 		}
 
+		/**
+		 * The arguments of {@code finish.lua} for this claim: owner token, retention, the
+		 * value the record is expected to have ({@code ''} when not known, or when that
+		 * value is over at {@code now}) and the finished record as this claim would write it.
+		 */
+		List<Object> finishArguments(long now, RecordStatus status, @Nullable String response,
+				@Nullable String errorType, @Nullable String errorMessage) {
+			IdempotencyRecord claimed = this.claimed;
+			byte[] expected = this.written;
+			if (expected == null || claimed.expiresAt().toEpochMilli() <= now) {
+				expected = new byte[0];
+			}
+			Instant at = Instant.ofEpochMilli(now);
+			long retention = this.request.retention().toMillis();
+			IdempotencyRecord finished = new IdempotencyRecord(claimed.id(), status, claimed.fingerprint(),
+					claimed.owner(), claimed.attempt(), claimed.leaseUntil(), claimed.recoveryPoint(), response,
+					errorType, errorMessage, claimed.createdAt(), at, at.plusMillis(retention));
+			return List.of(CompactRecord.token(this.request.owner()), String.valueOf(retention), expected,
+					CompactRecord.encode(finished));
+		}
+
 		@Override
 		public boolean complete(@Nullable String response) {
-			return finish(this.request, RecordStatus.COMPLETED, response);
+			return finish(this, RecordStatus.COMPLETED, response, null, null);
 		}
 
 		@Override
 		public boolean fail(Throwable failure) {
-			return finish(this.request, RecordStatus.FAILED, IdempotencyRecord.errorTypeOf(failure),
+			return finish(this, RecordStatus.FAILED, null, IdempotencyRecord.errorTypeOf(failure),
 					IdempotencyRecord.errorMessageOf(failure));
 		}
 
@@ -582,6 +735,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 		@Override
 		public boolean renew() {
+			// from now on the value in Redis is not the one written
+			this.written = null;
 			long now = now();
 			return isOne(execute(RENEW, key(this.request.id()), CompactRecord.token(this.request.owner()),
 					String.valueOf(now), String.valueOf(now + this.request.leaseTtl().toMillis()),
@@ -590,6 +745,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 		@Override
 		public boolean saveRecoveryPoint(String recoveryPoint) {
+			this.written = null;
 			long now = now();
 			return isOne(execute(RENEW, key(this.request.id()), CompactRecord.token(this.request.owner()),
 					String.valueOf(now), String.valueOf(now + this.request.leaseTtl().toMillis()),

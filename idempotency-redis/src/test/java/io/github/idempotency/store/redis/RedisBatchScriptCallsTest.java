@@ -35,12 +35,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * How many script calls a batch costs, counted by the servers ({@code INFO commandstats}):
- * one on a single node, one per hash slot on a cluster. The single node is a private
- * redis-server, so no other test's calls are counted.
+ * a claim is one call of {@code claim_new.lua} per node (per hash slot on a cluster), one
+ * {@code SET} per key inside it, and one more call of {@code claim.lua} per node (per slot)
+ * holding keys whose lease or retention ran out; a completion is one script call per node
+ * (per hash slot on a cluster). The single node is a private redis-server, so no other
+ * test's calls are counted.
  */
 class RedisBatchScriptCallsTest {
 
 	private static final Pattern EVALSHA_CALLS = Pattern.compile("cmdstat_evalsha:calls=(\\d+)");
+
+	private static final Pattern SET_CALLS = Pattern.compile("cmdstat_set:calls=(\\d+)");
 
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
@@ -57,19 +62,32 @@ class RedisBatchScriptCallsTest {
 			try {
 				RedisIdempotencyStore store = new RedisIdempotencyStore(connectionFactory, "calls", this.clock);
 				List<String> nodes = List.of("127.0.0.1:" + server.port());
-				// the first call of a script after a start answers NOSCRIPT, then loads it
-				store.claimAll(requests(List.of("warm-1", "warm-2")));
-				long before = evalshaCalls(nodes);
+				warm(store, 2);
+				long before = calls(nodes, EVALSHA_CALLS);
+				long setsBefore = calls(nodes, SET_CALLS);
 				List<ClaimResult> claimed = store.claimAll(requests(keys("k", 100)));
-				assertThat(evalshaCalls(nodes) - before).isEqualTo(1);
+				assertThat(calls(nodes, EVALSHA_CALLS) - before).isEqualTo(1);
+				assertThat(calls(nodes, SET_CALLS) - setsBefore).isEqualTo(100);
 				assertThat(claimed).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.ACQUIRED);
 				List<ClaimHandle> handles = claimed.stream().map(ClaimResult::acquiredHandle).toList();
 				assertThat(store.completeAll(handles, Collections.nCopies(handles.size(), "\"done\"")))
 					.containsOnly(true);
-				assertThat(evalshaCalls(nodes) - before).isEqualTo(2);
+				assertThat(calls(nodes, EVALSHA_CALLS) - before).isEqualTo(2);
 				assertThat(store.claimAll(requests(keys("k", 100)))).extracting(ClaimResult::outcome)
 					.containsOnly(ClaimOutcome.DUPLICATE);
-				assertThat(evalshaCalls(nodes) - before).isEqualTo(3);
+				assertThat(calls(nodes, EVALSHA_CALLS) - before).isEqualTo(3);
+				assertThat(calls(nodes, SET_CALLS) - setsBefore).isEqualTo(200 + 100);
+				// two leases run out: those two keys, and only they, go on to one call of claim.lua
+				store.claimAll(requests(List.of("short-1", "short-2"), Duration.ofSeconds(1)));
+				this.clock.advance(Duration.ofSeconds(2));
+				List<String> mixed = new ArrayList<>(keys("m", 10));
+				mixed.add(3, "short-1");
+				mixed.add("short-2");
+				long scripts = calls(nodes, EVALSHA_CALLS);
+				List<ClaimResult> taken = store.claimAll(requests(mixed));
+				assertThat(taken).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.ACQUIRED);
+				assertThat(taken.get(3).isTakeover()).isTrue();
+				assertThat(calls(nodes, EVALSHA_CALLS) - scripts).isEqualTo(2);
 			}
 			finally {
 				connectionFactory.destroy();
@@ -83,10 +101,14 @@ class RedisBatchScriptCallsTest {
 			LettuceConnectionFactory connectionFactory = RedisConnections.standalone(server.url());
 			try {
 				RedisIdempotencyStore store = new RedisIdempotencyStore(connectionFactory, "calls", this.clock);
-				store.claimAll(requests(List.of("warm-1", "warm-2")));
+				store.claimAll(requests(List.of("short-1", "short-2"), Duration.ofSeconds(1)));
+				this.clock.advance(Duration.ofSeconds(2));
 				onEachNode(List.of("127.0.0.1:" + server.port()), RedisCommands::scriptFlush);
-				List<ClaimResult> claimed = store.claimAll(requests(keys("k", 10)));
+				List<String> keys = new ArrayList<>(keys("k", 10));
+				keys.add("short-1");
+				List<ClaimResult> claimed = store.claimAll(requests(keys));
 				assertThat(claimed).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.ACQUIRED);
+				assertThat(claimed.get(10).isTakeover()).isTrue();
 				onEachNode(List.of("127.0.0.1:" + server.port()), RedisCommands::scriptFlush);
 				List<ClaimHandle> handles = claimed.stream().map(ClaimResult::acquiredHandle).toList();
 				assertThat(store.completeAll(handles, Collections.nCopies(handles.size(), null))).containsOnly(true);
@@ -103,24 +125,52 @@ class RedisBatchScriptCallsTest {
 		LettuceConnectionFactory connectionFactory = RedisConnections.cluster(String.join(",", nodes));
 		try {
 			RedisIdempotencyStore store = new RedisIdempotencyStore(connectionFactory, "calls", this.clock);
-			store.claimAll(requests(keys("warm", 30)));
+			warm(store, 30);
 			// a closing brace ends the hash tag early: these ten keys share one slot
 			List<String> keys = new ArrayList<>(keys("same}", 10));
 			keys.addAll(keys("k", 30));
 			Set<Integer> slots = new HashSet<>();
 			keys.forEach((key) -> slots.add(SlotHash.getSlot(store.key(new RecordId(this.workflow, key)))));
 			assertThat(slots).hasSizeBetween(2, 31);
-			long before = evalshaCalls(nodes);
+			long before = calls(nodes, EVALSHA_CALLS);
 			List<ClaimResult> claimed = store.claimAll(requests(keys));
-			assertThat(evalshaCalls(nodes) - before).isEqualTo(slots.size());
+			assertThat(calls(nodes, EVALSHA_CALLS) - before).isEqualTo(slots.size());
 			assertThat(claimed).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.ACQUIRED);
 			List<ClaimHandle> handles = claimed.stream().map(ClaimResult::acquiredHandle).toList();
 			assertThat(store.completeAll(handles, Collections.nCopies(handles.size(), "\"done\""))).containsOnly(true);
-			assertThat(evalshaCalls(nodes) - before).isEqualTo(2L * slots.size());
+			assertThat(calls(nodes, EVALSHA_CALLS) - before).isEqualTo(2L * slots.size());
+			// leases that ran out on keys of several slots: one call of claim.lua per slot of them
+			List<String> short_ = List.of("same}short-1", "same}short-2", "short-a", "short-b", "short-c");
+			store.claimAll(requests(short_, Duration.ofSeconds(1)));
+			this.clock.advance(Duration.ofSeconds(2));
+			Set<Integer> shortSlots = new HashSet<>();
+			short_.forEach((key) -> shortSlots.add(SlotHash.getSlot(store.key(new RecordId(this.workflow, key)))));
+			List<String> mixed = new ArrayList<>(keys("m", 20));
+			mixed.addAll(short_);
+			Set<Integer> mixedSlots = new HashSet<>();
+			mixed.forEach((key) -> mixedSlots.add(SlotHash.getSlot(store.key(new RecordId(this.workflow, key)))));
+			long scripts = calls(nodes, EVALSHA_CALLS);
+			List<ClaimResult> taken = store.claimAll(requests(mixed));
+			assertThat(taken).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.ACQUIRED);
+			assertThat(taken.subList(20, 25)).allSatisfy((result) -> assertThat(result.isTakeover()).isTrue());
+			assertThat(calls(nodes, EVALSHA_CALLS) - scripts).isEqualTo(mixedSlots.size() + shortSlots.size());
 		}
 		finally {
 			connectionFactory.destroy();
 		}
+	}
+
+	/**
+	 * Loads both scripts (the first call of a script on a node answers {@code NOSCRIPT},
+	 * then is sent as {@code EVAL}): takes over {@code count} keys and completes them.
+	 */
+	private void warm(RedisIdempotencyStore store, int count) {
+		List<String> keys = keys("warm", count);
+		store.claimAll(requests(keys, Duration.ofSeconds(1)));
+		this.clock.advance(Duration.ofSeconds(2));
+		List<ClaimResult> taken = store.claimAll(requests(keys));
+		assertThat(taken).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.ACQUIRED);
+		store.completeAll(taken.stream().map(ClaimResult::acquiredHandle).toList(), Collections.nCopies(count, null));
 	}
 
 	private List<String> keys(String prefix, int count) {
@@ -132,16 +182,20 @@ class RedisBatchScriptCallsTest {
 	}
 
 	private List<ClaimRequest> requests(List<String> keys) {
+		return requests(keys, LEASE);
+	}
+
+	private List<ClaimRequest> requests(List<String> keys, Duration lease) {
 		return keys.stream()
-			.map((key) -> new ClaimRequest(new RecordId(this.workflow, key), "owner-" + UUID.randomUUID(), null, LEASE,
+			.map((key) -> new ClaimRequest(new RecordId(this.workflow, key), "owner-" + UUID.randomUUID(), null, lease,
 					RETENTION))
 			.toList();
 	}
 
-	private static long evalshaCalls(List<String> nodes) {
+	private static long calls(List<String> nodes, Pattern command) {
 		long calls = 0;
 		for (String info : onEachNode(nodes, (node) -> node.info("commandstats"))) {
-			Matcher matcher = EVALSHA_CALLS.matcher(info);
+			Matcher matcher = command.matcher(info);
 			if (matcher.find()) {
 				calls += Long.parseLong(matcher.group(1));
 			}

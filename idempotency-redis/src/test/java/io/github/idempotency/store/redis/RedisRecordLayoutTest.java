@@ -3,6 +3,7 @@ package io.github.idempotency.store.redis;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -172,6 +173,39 @@ class RedisRecordLayoutTest {
 		assertThat(fresh.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
 		assertThat(fresh.record().attempt()).isEqualTo(1);
 		assertThat(this.store.find(id("old"))).contains(fresh.record());
+	}
+
+	@Test
+	void aBatchAnswersRecordsOfLayout0AndTakesOverAnExpiredOneInTheCompactLayout() {
+		this.layout0.claim(key("done"), now(), "old-done", FINGERPRINT, LEASE, RETENTION);
+		this.layout0.finish(key("done"), now(), "old-done", RETENTION, "COMPLETED", "\"old\"");
+		this.layout0.claim(key("crashed"), now(), "old-crashed", FINGERPRINT, LEASE, RETENTION);
+		this.layout0.saveRecoveryPoint(key("crashed"), now(), "old-crashed", LEASE, RETENTION, "half-way");
+		this.clock.advance(LEASE.plusSeconds(1));
+		this.layout0.claim(key("running"), now(), "old-running", FINGERPRINT, LEASE, RETENTION);
+		List<ClaimResult> batch = this.store.claimAll(List.of(
+				new ClaimRequest(id("new"), "batch-new", FINGERPRINT, LEASE, RETENTION),
+				new ClaimRequest(id("done"), "batch-done", FINGERPRINT, LEASE, RETENTION),
+				new ClaimRequest(id("crashed"), "batch-crashed", FINGERPRINT, LEASE, RETENTION),
+				new ClaimRequest(id("running"), "batch-running", FINGERPRINT, LEASE, RETENTION)));
+		assertThat(batch).extracting(ClaimResult::outcome)
+			.containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE, ClaimOutcome.ACQUIRED,
+					ClaimOutcome.IN_PROGRESS);
+		assertThat(batch.get(1).record().response()).isEqualTo("\"old\"");
+		assertThat(batch.get(2).record().attempt()).isEqualTo(2);
+		assertThat(batch.get(2).record().recoveryPoint()).isEqualTo("half-way");
+		assertThat(batch.get(3).record().owner()).isEqualTo("old-running");
+		assertThat(this.redis.type(key("done"))).isEqualTo(DataType.HASH);
+		assertThat(this.redis.type(key("running"))).isEqualTo(DataType.HASH);
+		assertThat(this.redis.type(key("crashed"))).as("migrated by the takeover").isEqualTo(DataType.STRING);
+		assertThat(this.store.completeAll(List.of(batch.get(0).acquiredHandle(), batch.get(2).acquiredHandle()),
+				List.of("\"new\"", "\"crashed\"")))
+			.containsExactly(true, true);
+		IdempotencyRecord crashed = this.store.find(id("crashed")).orElseThrow();
+		assertThat(crashed.response()).isEqualTo("\"crashed\"");
+		assertThat(crashed.recoveryPoint()).isEqualTo("half-way");
+		assertThat(this.layout0.finish(key("running"), now(), "old-running", RETENTION, "COMPLETED", "1"))
+			.as("the node of layout 0 that holds it still completes it").isTrue();
 	}
 
 	@Test
