@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.context.ContextView;
@@ -72,8 +73,10 @@ import org.springframework.web.server.WebExceptionHandler;
  * retry settlements. The protocol stays the engine's: this adapter reads the request,
  * chooses threads and writes the response.
  * <p>
- * A method with a plain result ({@code T}, {@code ResponseEntity<T>}) fails at startup:
- * on WebFlux it runs on an event loop, where the store must not be called.
+ * A method with a plain result ({@code T}, {@code ResponseEntity<T>}, {@code void}) or a
+ * {@code Flux} fails at startup with a message that names what to return instead: WebFlux
+ * calls a plain result on an event loop, where the store must not be called, or, with
+ * blocking execution, on an executor's thread that carries nothing of the request.
  */
 public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter, Ordered, DisposableBean {
 
@@ -165,9 +168,7 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 			ResolvableType returnType = ResolvableType.forType(declared.resultType());
 			Class<?> raw = returnType.toClass();
 			if (raw != Mono.class) {
-				throw new IllegalArgumentException("a WebFlux handler method returning " + raw.getName()
-						+ " is not supported: return Mono<T> or Mono<ResponseEntity<T>> (a plain result runs on an "
-						+ "event loop, where the idempotency store must not be called)");
+				throw new IllegalArgumentException(unsupported(returnType));
 			}
 			ResolvableType value = returnType.getGeneric(0);
 			Type bodyType;
@@ -193,6 +194,30 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 				.onInProgress(declared.onInProgress())
 				.recordFailureFor(failures)
 				.build();
+		}
+
+		/**
+		 * Why a result other than a {@code Mono} is not adapted, and what to return
+		 * instead. A plain result is called by WebFlux either on an event loop, or, with
+		 * blocking execution ({@code WebFluxConfigurer#configureBlockingExecution}, which
+		 * Spring Boot turns on with virtual threads), on an executor's thread that carries
+		 * no reference to the request: neither place lets this adapter read the request and
+		 * call the store (docs/http.md).
+		 */
+		private static String unsupported(ResolvableType returnType) {
+			Class<?> raw = returnType.toClass();
+			if (Flux.class.isAssignableFrom(raw)) {
+				return "a WebFlux handler method returning a Flux is not supported: a stream has no single response to "
+						+ "store and replay; return a Mono, e.g. Mono<List<T>> (flux.collectList())";
+			}
+			String instead = (raw == void.class || raw == Void.class) ? "Mono<Void>"
+					: "Mono<" + returnType.toString().replace("java.lang.", "") + ">";
+			return "a WebFlux handler method returning " + returnType + " is not supported: return " + instead
+					+ " (wrap a blocking body in Mono.fromCallable(...).subscribeOn(Schedulers.boundedElastic())). "
+					+ "A plain result is not adapted on WebFlux, with or without blocking execution (virtual threads): "
+					+ "the method runs either on an event loop, where the idempotency store must not be called, or on an "
+					+ "executor thread that carries no reference to the request, so its key, fingerprint and principal "
+					+ "cannot be read there (see docs/http.md)";
 		}
 
 		@Override

@@ -1,6 +1,7 @@
 package io.github.idempotency.autoconfigure.web;
 
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import io.github.idempotency.web.HandlerMethodIdempotency;
@@ -20,6 +21,7 @@ import org.springframework.boot.test.context.runner.ReactiveWebApplicationContex
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.reactive.DispatcherHandler;
@@ -74,11 +76,36 @@ class ReactiveHandlerMethodIdempotencyStartTest {
 	}
 
 	@Test
-	void aPlainResultFailsTheStart() {
+	void aPlainResultFailsTheStartNamingTheMonoToReturn() {
 		// a plain result runs on an event loop, where the store must not be called
 		this.reactive.withUserConfiguration(PlainHandler.class)
 			.run((context) -> assertThat(context).getFailure()
-				.hasStackTraceContaining("return Mono<T> or Mono<ResponseEntity<T>>"));
+				.hasStackTraceContaining("PlainController.run")
+				.hasStackTraceContaining("returning java.lang.String is not supported: return Mono<String>"));
+	}
+
+	@Test
+	void aPlainResultFailsTheStartWithBlockingExecutionToo() {
+		// with virtual threads Boot runs it on an executor thread, which carries nothing of the request
+		this.reactive.withPropertyValues("spring.threads.virtual.enabled=true")
+			.withUserConfiguration(PlainHandler.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("with or without blocking execution (virtual threads)"));
+	}
+
+	@Test
+	void aPlainResponseEntityFailsTheStartNamingTheMonoToReturn() {
+		this.reactive.withUserConfiguration(PlainEntityHandler.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("return Mono<org.springframework.http.ResponseEntity<String>>"));
+	}
+
+	@Test
+	void aFluxFailsTheStart() {
+		this.reactive.withUserConfiguration(FluxHandler.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("returning a Flux is not supported")
+				.hasStackTraceContaining("flux.collectList()"));
 	}
 
 	@Test
@@ -126,6 +153,48 @@ class ReactiveHandlerMethodIdempotencyStartTest {
 		@Idempotent
 		String run() {
 			return "ran";
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PlainEntityHandler {
+
+		@Bean
+		PlainEntityController plainEntityController() {
+			return new PlainEntityController();
+		}
+
+	}
+
+	@RestController
+	static class PlainEntityController {
+
+		@PostMapping("/plain-entity")
+		@Idempotent
+		ResponseEntity<String> run() {
+			return ResponseEntity.ok("ran");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FluxHandler {
+
+		@Bean
+		FluxController fluxController() {
+			return new FluxController();
+		}
+
+	}
+
+	@RestController
+	static class FluxController {
+
+		@PostMapping("/flux")
+		@Idempotent
+		Flux<String> run() {
+			return Flux.just("ran");
 		}
 
 	}
