@@ -23,6 +23,7 @@ import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.InProgressPolicy;
 import io.github.idempotency.internal.EngineSettings;
 import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.internal.RedeliveryRequested;
 import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.internal.IdempotentOperation;
 import io.github.idempotency.internal.OperationDefinition;
@@ -83,6 +84,20 @@ class PostgresJdbcVoidInTransactionTest {
 		assertThat(record("1").status()).isEqualTo(RecordStatus.COMPLETED);
 		inTransaction(() -> this.engine.execute(operation(), key("1"), null, () -> runs.incrementAndGet()));
 		assertThat(runs).hasValue(1);
+	}
+
+	@Test
+	void aRedeliveryAskedForInATransactionThatCommitsLeavesNoRecordSoTheRedeliveryRuns() {
+		AtomicInteger runs = new AtomicInteger();
+		inTransaction(() -> this.engine.execute(operation(), key("1"), null, () -> {
+			runs.incrementAndGet();
+			// a listener that nacked its message and returned: its adapter says so
+			throw new RedeliveryRequested(0, null);
+		}));
+		assertThat(this.store.find(new RecordId("void-tx", key("1")))).isEmpty();
+		inTransaction(() -> this.engine.execute(operation(), key("1"), null, () -> runs.incrementAndGet()));
+		assertThat(runs).hasValue(2);
+		assertThat(record("1").status()).isEqualTo(RecordStatus.COMPLETED);
 	}
 
 	@Test
