@@ -20,12 +20,14 @@ import org.springframework.web.reactive.DispatcherHandler;
 
 /**
  * {@code @Idempotent} on annotated WebFlux handler methods ({@code Mono<T>},
- * {@code Mono<ResponseEntity<T>>}), in a reactive web application: the key from the
+ * {@code Mono<ResponseEntity<T>>}, and plain results with blocking execution and Reactor's
+ * automatic context propagation), in a reactive web application: the key from the
  * {@code Idempotency-Key} header, responses stored and replayed with their status and
- * headers ({@link ReactiveHandlerMethodIdempotency}, whose store calls run on a bounded
- * scheduler of {@code idempotency.web.reactive.scheduler-threads} threads), the exchange
- * handed over and bodies fingerprinted as received ({@link IdempotencyExchangeFilter}),
- * idempotency errors answered with problem details ({@link ReactiveIdempotencyProblemHandler}).
+ * headers ({@link ReactiveHandlerMethodIdempotency}, whose store calls for a {@code Mono}
+ * run on a bounded scheduler of {@code idempotency.web.reactive.scheduler-threads}
+ * threads), the exchange handed over and bodies fingerprinted as received
+ * ({@link IdempotencyExchangeFilter}), idempotency errors answered with problem details
+ * ({@link ReactiveIdempotencyProblemHandler}).
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)

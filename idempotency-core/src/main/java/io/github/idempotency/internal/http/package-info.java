@@ -5,8 +5,10 @@
  * key's scope ({@link io.github.idempotency.internal.http.KeyScope}), the request's
  * fingerprint ({@link io.github.idempotency.internal.http.HttpFingerprint}), what is stored
  * of a response ({@link io.github.idempotency.internal.http.StoredResponse},
- * {@link io.github.idempotency.internal.http.RecordedHttpFailure}) and the problems
- * answered ({@link io.github.idempotency.internal.http.IdempotencyProblems}). Each is
+ * {@link io.github.idempotency.internal.http.RecordedHttpFailure}), the problems
+ * answered ({@link io.github.idempotency.internal.http.IdempotencyProblems}), and, for
+ * WebFlux, the request bound to the thread that calls a handler method with a plain
+ * result ({@link io.github.idempotency.internal.http.BoundExchange}). Each is
  * written once; an adapter only reads its stack's request and writes its stack's response.
  * <p>
  * <strong>Not API.</strong> Public only for the starter's own adapters; it may change in any

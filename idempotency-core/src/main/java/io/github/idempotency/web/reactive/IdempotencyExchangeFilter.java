@@ -4,6 +4,7 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
+import io.github.idempotency.internal.http.BoundExchange;
 import org.springframework.core.Ordered;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
@@ -12,13 +13,13 @@ import org.springframework.web.server.WebFilterChain;
 /**
  * Makes a WebFlux request readable by {@link ReactiveHandlerMethodIdempotency}: its body
  * is digested as it is read ({@link DigestedRequest}), and the exchange is put in the
- * Reactor context of the chain, where an {@code @Idempotent} handler method's result
- * finds it. Ordered late ({@code LOWEST_PRECEDENCE - 10}), after Spring Security's filter
- * chain, so that the exchange it hands over carries the authenticated principal.
+ * Reactor context of the chain, where an {@code @Idempotent} handler method's {@code Mono}
+ * finds it, and from where Reactor's automatic context propagation restores it on the
+ * thread that calls a handler method with a plain result. Ordered late
+ * ({@code LOWEST_PRECEDENCE - 10}), after Spring Security's filter chain, so that the
+ * exchange it hands over carries the authenticated principal.
  */
 public class IdempotencyExchangeFilter implements WebFilter, Ordered {
-
-	private static final String EXCHANGE = IdempotencyExchangeFilter.class.getName() + ".exchange";
 
 	@Override
 	public int getOrder() {
@@ -28,16 +29,35 @@ public class IdempotencyExchangeFilter implements WebFilter, Ordered {
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
 		ServerWebExchange digested = exchange.mutate().request(new DigestedRequest(exchange.getRequest())).build();
-		return chain.filter(digested).contextWrite((context) -> context.put(EXCHANGE, digested));
+		// the chain's context goes with the exchange: a plain handler method reads the principal in it
+		return Mono.deferContextual((context) -> chain.filter(digested)
+			.contextWrite((inner) -> inner.put(BoundExchange.KEY, new Request(digested, context))));
 	}
 
 	/**
-	 * The exchange of the request whose chain a subscriber runs in.
+	 * The request whose chain a subscriber runs in.
 	 * @param context the subscriber's context
-	 * @return the exchange, or {@code null} outside a request that went through this filter
+	 * @return the request, or {@code null} outside a request that went through this filter
 	 */
-	static @Nullable ServerWebExchange exchange(ContextView context) {
-		return context.getOrDefault(EXCHANGE, null);
+	static @Nullable Request request(ContextView context) {
+		return context.getOrDefault(BoundExchange.KEY, null);
+	}
+
+	/**
+	 * The request bound to the current thread by Reactor's automatic context propagation.
+	 * @return the request, or {@code null} when none is bound
+	 */
+	static @Nullable Request boundRequest() {
+		return (BoundExchange.current() instanceof Request request) ? request : null;
+	}
+
+	/**
+	 * A request that went through the filter.
+	 * @param exchange the exchange, its body digested
+	 * @param context the Reactor context of its chain (Spring Security's context among
+	 * others)
+	 */
+	record Request(ServerWebExchange exchange, ContextView context) {
 	}
 
 }

@@ -1,6 +1,7 @@
 /**
  * {@code @Idempotent} on annotated WebFlux handler methods that return {@code Mono<T>} or
- * {@code Mono<ResponseEntity<T>>}: the adapter ({@link
+ * {@code Mono<ResponseEntity<T>>}, or a plain {@code T} or {@code ResponseEntity<T>} with
+ * blocking execution and Reactor's automatic context propagation: the adapter ({@link
  * io.github.idempotency.web.reactive.ReactiveHandlerMethodIdempotency}), the filter that
  * hands it the exchange and digests the body ({@link
  * io.github.idempotency.web.reactive.IdempotencyExchangeFilter}) and the problems it

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -44,6 +45,16 @@ class PrincipalScopeTest {
 	@SpringBootTest(classes = ReactiveWebTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 			properties = { ReactiveWebTestApplication.REACTIVE, "idempotency.backend=memory", EXCLUDE })
 	class OnWebFluxByDefault extends ScopedByDefault {
+
+	}
+
+	@Nested
+	@SpringBootTest(
+			classes = { PlainReactiveWebTestApplication.class, BlockingExecution.class },
+			webEnvironment = WebEnvironment.RANDOM_PORT, properties = { ReactiveWebTestApplication.REACTIVE,
+					PlainReactiveWebTestApplication.PROPAGATION, "idempotency.backend=memory", EXCLUDE })
+	@ExtendWith(AutomaticContextPropagation.class)
+	class OnWebFluxWithPlainResultsByDefault extends ScopedByDefault {
 
 	}
 

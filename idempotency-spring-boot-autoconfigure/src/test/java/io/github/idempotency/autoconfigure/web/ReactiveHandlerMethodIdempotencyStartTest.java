@@ -1,7 +1,10 @@
 package io.github.idempotency.autoconfigure.web;
 
+import java.util.concurrent.CompletableFuture;
+
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 
 import io.github.idempotency.web.HandlerMethodIdempotency;
@@ -16,6 +19,7 @@ import io.github.idempotency.web.reactive.ReactiveIdempotencyProblemHandler;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.reactor.autoconfigure.ReactorAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -76,28 +80,46 @@ class ReactiveHandlerMethodIdempotencyStartTest {
 	}
 
 	@Test
-	void aPlainResultFailsTheStartNamingTheMonoToReturn() {
-		// a plain result runs on an event loop, where the store must not be called
+	void aPlainResultFailsTheStartWithoutAutomaticContextPropagation() {
+		// its request could not be found on the thread that calls it: every call would fail
+		Hooks.disableAutomaticContextPropagation();
 		this.reactive.withUserConfiguration(PlainHandler.class)
 			.run((context) -> assertThat(context).getFailure()
-				.hasStackTraceContaining("PlainController.run")
-				.hasStackTraceContaining("returning java.lang.String is not supported: return Mono<String>"));
+				.hasStackTraceContaining("@Idempotent on " + PlainController.class.getName() + ".run")
+				.hasStackTraceContaining("needs Reactor's automatic context propagation")
+				.hasStackTraceContaining("spring.reactor.context-propagation=auto"));
 	}
 
 	@Test
-	void aPlainResultFailsTheStartWithBlockingExecutionToo() {
-		// with virtual threads Boot runs it on an executor thread, which carries nothing of the request
-		this.reactive.withPropertyValues("spring.threads.virtual.enabled=true")
-			.withUserConfiguration(PlainHandler.class)
+	void aPlainResultFailsTheStartWithoutTheContextPropagationLibrary() {
+		this.reactive.withClassLoader(new FilteredClassLoader("io.micrometer.context."))
+			.withUserConfiguration(PlainEntityHandler.class)
 			.run((context) -> assertThat(context).getFailure()
-				.hasStackTraceContaining("with or without blocking execution (virtual threads)"));
+				.hasStackTraceContaining("PlainEntityController.run")
+				.hasStackTraceContaining("returning org.springframework.http.ResponseEntity<java.lang.String> needs "
+						+ "io.micrometer:context-propagation on the class path"));
 	}
 
 	@Test
-	void aPlainResponseEntityFailsTheStartNamingTheMonoToReturn() {
-		this.reactive.withUserConfiguration(PlainEntityHandler.class)
+	void aPlainResultStartsWithAutomaticContextPropagation() {
+		try {
+			this.reactive.withConfiguration(AutoConfigurations.of(ReactorAutoConfiguration.class))
+				.withPropertyValues("spring.reactor.context-propagation=auto")
+				.withUserConfiguration(PlainHandler.class, PlainEntityHandler.class)
+				.run((context) -> assertThat(context).hasNotFailed());
+		}
+		finally {
+			Hooks.disableAutomaticContextPropagation();
+		}
+	}
+
+	@Test
+	void anotherAsynchronousResultFailsTheStartNamingTheMonoToReturn() {
+		this.reactive.withUserConfiguration(FutureHandler.class)
 			.run((context) -> assertThat(context).getFailure()
-				.hasStackTraceContaining("return Mono<org.springframework.http.ResponseEntity<String>>"));
+				.hasStackTraceContaining("FutureController.run")
+				.hasStackTraceContaining("returning java.util.concurrent.CompletableFuture<java.lang.String> is not "
+						+ "supported: return a Mono"));
 	}
 
 	@Test
@@ -167,13 +189,35 @@ class ReactiveHandlerMethodIdempotencyStartTest {
 
 	}
 
+	/** Public: a class loader that hides a library proxies it from another runtime package. */
 	@RestController
-	static class PlainEntityController {
+	public static class PlainEntityController {
 
 		@PostMapping("/plain-entity")
 		@Idempotent
-		ResponseEntity<String> run() {
+		public ResponseEntity<String> run() {
 			return ResponseEntity.ok("ran");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FutureHandler {
+
+		@Bean
+		FutureController futureController() {
+			return new FutureController();
+		}
+
+	}
+
+	@RestController
+	static class FutureController {
+
+		@PostMapping("/future")
+		@Idempotent
+		CompletableFuture<String> run() {
+			return CompletableFuture.completedFuture("ran");
 		}
 
 	}

@@ -224,7 +224,7 @@ class ReactiveWebTestApplication {
 
 		@PostMapping("/orders")
 		@ResponseStatus(HttpStatus.CREATED)
-		@Idempotent
+		@Idempotent(workflow = "orders")
 		Mono<Receipt> order(@RequestBody PaymentRequest request, ServerHttpResponse response) {
 			return Mono.fromSupplier(() -> {
 				String id = run(request.account());

@@ -18,6 +18,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.RecordId;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -316,6 +317,9 @@ class WebIdempotencyTest {
 		assertThat(second.body()).isEqualTo(first.body());
 		assertThat(HttpClients.headers(second, "Idempotent-Replayed")).isEqualTo(HttpClients.headers(first));
 		assertThat(this.payments.executions("order")).isOne();
+		// the record holds the status the client got (WebFlux sets a plain result's only after the method returned)
+		assertThat(this.store.find(new RecordId("orders", "-|k-order"))).hasValueSatisfying(
+				(record) -> assertThat(record.response()).contains("\"status\":201"));
 	}
 
 	@Test

@@ -188,7 +188,7 @@ class WebTestApplication {
 
 		@PostMapping("/orders")
 		@ResponseStatus(HttpStatus.CREATED)
-		@Idempotent
+		@Idempotent(workflow = "orders")
 		Receipt order(@RequestBody PaymentRequest request, HttpServletResponse response) {
 			String id = run(request.account());
 			response.setHeader("Location", "/orders/" + id);
