@@ -109,7 +109,7 @@ final class SlotGroupedScript {
 	private static List<List<Integer>> groups(List<Call> calls, boolean cluster) {
 		Map<Integer, List<Integer>> groups = new LinkedHashMap<>();
 		for (int i = 0; i < calls.size(); i++) {
-			int slot = cluster ? SlotHash.getSlot(bytes(calls.get(i).key())) : 0;
+			int slot = cluster ? SlotHash.getSlot(calls.get(i).key()) : 0;
 			groups.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(i);
 		}
 		return new ArrayList<>(groups.values());
@@ -118,18 +118,27 @@ final class SlotGroupedScript {
 	private static byte[][] keys(List<Call> calls, List<Integer> group) {
 		byte[][] keys = new byte[group.size()][];
 		for (int i = 0; i < group.size(); i++) {
-			keys[i] = bytes(calls.get(group.get(i)).key());
+			keys[i] = calls.get(group.get(i)).key();
 		}
 		return keys;
 	}
 
 	private static byte[][] arguments(List<?> leading, List<Call> calls, List<Integer> group) {
-		List<byte[]> arguments = new ArrayList<>();
-		leading.forEach((argument) -> arguments.add(argument(argument)));
+		int count = leading.size();
 		for (int i : group) {
-			calls.get(i).arguments().forEach((argument) -> arguments.add(argument(argument)));
+			count += calls.get(i).arguments().length;
 		}
-		return arguments.toArray(new byte[0][]);
+		byte[][] arguments = new byte[count][];
+		int next = 0;
+		for (Object argument : leading) {
+			arguments[next++] = argument(argument);
+		}
+		for (int i : group) {
+			byte[][] own = calls.get(i).arguments();
+			System.arraycopy(own, 0, arguments, next, own.length);
+			next += own.length;
+		}
+		return arguments;
 	}
 
 	/**
@@ -153,10 +162,10 @@ final class SlotGroupedScript {
 	/**
 	 * One key of the batch and the script's arguments for it.
 	 *
-	 * @param key the key
-	 * @param arguments its arguments: bytes, or values sent as their text
+	 * @param key the key, in UTF-8
+	 * @param arguments its arguments, as sent
 	 */
-	record Call(String key, List<?> arguments) {
+	record Call(byte[] key, byte[]... arguments) {
 	}
 
 	/**
