@@ -192,48 +192,62 @@ final class CompactRecord {
 	 */
 	private static byte @Nullable [] engineOwner(String text) {
 		int length = text.length();
-		if (length < 38 || length > 36 + 1 + 15 || text.charAt(36) != '-') {
+		if (length < 38 || length > 36 + 1 + 15 || text.charAt(8) != '-' || text.charAt(13) != '-'
+				|| text.charAt(18) != '-' || text.charAt(23) != '-' || text.charAt(36) != '-') {
 			return null;
 		}
-		long most = 0;
-		long least = 0;
-		int digits = 0;
-		for (int i = 0; i < 36; i++) {
-			char c = text.charAt(i);
-			if (i == 8 || i == 13 || i == 18 || i == 23) {
-				if (c != '-') {
-					return null;
-				}
-				continue;
-			}
-			int digit = lowerHexDigit(c);
-			if (digit < 0) {
-				return null;
-			}
-			if (digits++ < 16) {
-				most = (most << 4) | digit;
-			}
-			else {
-				least = (least << 4) | digit;
-			}
-		}
-		if (text.charAt(37) == '0' && length > 38) {
+		long time = lowerHex(text, 0, 8);
+		long middle = lowerHex(text, 9, 13);
+		long high = lowerHex(text, 14, 18);
+		long clock = lowerHex(text, 19, 23);
+		long node = lowerHex(text, 24, 36);
+		long counter = decimal(text, 37, length);
+		if ((time | middle | high | clock | node | counter) < 0) {
+			// one of them is -1: not as UUID.toString and Long.toString write them
 			return null;
-		}
-		long counter = 0;
-		for (int i = 37; i < length; i++) {
-			char c = text.charAt(i);
-			if (c < '0' || c > '9') {
-				return null;
-			}
-			counter = counter * 10 + (c - '0');
 		}
 		Writer out = new Writer(1 + 16 + varintLength(counter));
 		out.write('u');
-		out.longBytes(most);
-		out.longBytes(least);
+		out.longBytes(time << 32 | middle << 16 | high);
+		out.longBytes(clock << 48 | node);
 		out.varint(counter);
 		return out.written();
+	}
+
+	/**
+	 * The number that lower-case hexadecimal digits spell from {@code from} to {@code to}
+	 * (at most 15 of them), -1 when another character is among them.
+	 */
+	private static long lowerHex(String text, int from, int to) {
+		long value = 0;
+		for (int i = from; i < to; i++) {
+			int digit = lowerHexDigit(text.charAt(i));
+			if (digit < 0) {
+				return -1;
+			}
+			value = (value << 4) | digit;
+		}
+		return value;
+	}
+
+	/**
+	 * The number that decimal digits spell from {@code from} to {@code to} (at most 18 of
+	 * them) as {@link Long#toString} writes it, -1 for anything else (a sign, a leading
+	 * zero, another character).
+	 */
+	private static long decimal(String text, int from, int to) {
+		if (text.charAt(from) == '0' && to - from > 1) {
+			return -1;
+		}
+		long value = 0;
+		for (int i = from; i < to; i++) {
+			char c = text.charAt(i);
+			if (c < '0' || c > '9') {
+				return -1;
+			}
+			value = value * 10 + (c - '0');
+		}
+		return value;
 	}
 
 	/** The value of a lower-case hexadecimal digit, -1 for any other character. */
