@@ -242,9 +242,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * Whether {@code elapsed} is more than a third of {@code leaseTtl}: three times it
-	 * longer, counted exactly (without {@code Duration.dividedBy}, which goes through
-	 * {@code BigDecimal}, for every claim of a batch).
+	 * Whether {@code elapsed} is more than a third of {@code leaseTtl}, counted exactly as
+	 * three times {@code elapsed} against {@code leaseTtl} ({@code Duration.dividedBy} goes
+	 * through {@code BigDecimal}, once for every claim of a batch).
 	 */
 	private static boolean lostAThird(Duration elapsed, Duration leaseTtl) {
 		return Duration.ofSeconds(3 * elapsed.getSeconds(), 3L * elapsed.getNano()).compareTo(leaseTtl) > 0;
