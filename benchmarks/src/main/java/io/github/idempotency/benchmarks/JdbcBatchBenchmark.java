@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import javax.sql.DataSource;
+
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Param;
@@ -17,6 +19,7 @@ import org.openjdk.jmh.annotations.State;
 
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -40,13 +43,18 @@ import org.springframework.transaction.support.TransactionTemplate;
  * of the batch is one call of their per-message API, as in {@link JdbcBenchmark}.</li>
  * </ul>
  * Duplicate batches of the starter and the bare protocol walk {@value BatchDuplicates#COUNT}
- * keys finished before the measurement, never one key twice in a batch.
+ * keys finished before the measurement, never one key twice in a batch. Both tables hold
+ * {@value #FILLER_ROWS} rows of another workflow besides, their statistics taken with
+ * them (see {@link #fill}).
  */
 public class JdbcBatchBenchmark {
 
 	static final String WORKFLOW = "bench-batch";
 
 	static final Duration RETENTION = Duration.ofMinutes(2);
+
+	/** The rows of another workflow each table holds while measured. */
+	static final int FILLER_ROWS = 100_000;
 
 	@Benchmark
 	public List<Receipt> starterFirst(Starter state, BatchSize size, Keys keys) {
@@ -138,6 +146,24 @@ public class JdbcBatchBenchmark {
 			added += state.repository.add(keys.next()) ? 1 : 0;
 		}
 		return expect(0, added);
+	}
+
+	/**
+	 * Makes {@code table} a table in service: {@value #FILLER_ROWS} finished rows of another
+	 * workflow that never expire (added once), then its statistics taken. The local
+	 * PostgreSQL runs with autovacuum off, so a table left nearly empty before a run keeps
+	 * the plans made for an empty table while each batch adds to it: a join with it planned
+	 * as a sequential scan (the starter's batch claim reads the rows that exist) then reads
+	 * the whole table for every batch, slower at every iteration. With autovacuum, a table's
+	 * statistics follow its growth and its plans are made again.
+	 * @param jdbc the database
+	 * @param table the table
+	 * @param insertFinished an {@code INSERT ... SELECT} of the table's row for the
+	 * workflow {@code 'filler'} and the key {@code k} of {@code generate_series(1, ?) k}
+	 */
+	static void fill(JdbcClient jdbc, String table, String insertFinished) {
+		jdbc.sql(insertFinished + " ON CONFLICT DO NOTHING").param(FILLER_ROWS).update();
+		ServersState.vacuum(jdbc, table);
 	}
 
 	private static int expect(int expected, int actual) {
@@ -235,6 +261,11 @@ public class JdbcBatchBenchmark {
 			for (List<String> keys : this.duplicates.all(100)) {
 				charge(keys);
 			}
+			fill(JdbcClient.create(this.context.getBean(DataSource.class)), "idempotency_record",
+					"INSERT INTO idempotency_record (workflow, idempotency_key, status, owner, attempt, lease_until, "
+							+ "response, created_at, updated_at, expires_at) SELECT 'filler', 'filler-' || k, "
+							+ "'COMPLETED', 'filler', 1, 0, '{}', 0, 0, " + Long.MAX_VALUE
+							+ " FROM generate_series(1, ?) k");
 		}
 
 		List<Receipt> charge(List<String> keys) {
@@ -295,7 +326,9 @@ public class JdbcBatchBenchmark {
 					.toArray(String[]::new);
 				complete(keys, "setup", responses);
 			}
-			ServersState.vacuum(servers.jdbc, BarePostgres.TABLE);
+			fill(servers.jdbc, BarePostgres.TABLE, "INSERT INTO " + BarePostgres.TABLE
+					+ " (workflow, idempotency_key, status, owner, response, lease_until, expires_at) SELECT 'filler', "
+					+ "'filler-' || k, 'COMPLETED', 'filler', '{}', now(), 'infinity' FROM generate_series(1, ?) k");
 		}
 
 		int claim(List<String> keys, String owner) {

@@ -111,7 +111,7 @@ final class BatchRun {
 	 * @return the positions of the first items of their keys
 	 */
 	private List<Integer> identify() {
-		Map<RecordId, Integer> leaders = new HashMap<>();
+		Map<RecordId, Integer> leaders = new HashMap<>(2 * this.slots.length);
 		List<Integer> claimed = new ArrayList<>();
 		for (int i = 0; i < this.slots.length; i++) {
 			BatchItem batchItem = this.items.get(i);

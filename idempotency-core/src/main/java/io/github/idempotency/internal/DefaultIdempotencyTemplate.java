@@ -4,6 +4,7 @@ import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -65,16 +66,17 @@ public final class DefaultIdempotencyTemplate implements IdempotencyTemplate {
 		if (requests.isEmpty()) {
 			return List.of();
 		}
-		OperationDefinition definition = definition(requests.get(0), resultType);
+		IdempotentRequest first = requests.get(0);
 		List<BatchItem> items = new ArrayList<>(requests.size());
 		for (IdempotentRequest request : requests) {
-			if (!definition.equals(definition(request, resultType))) {
+			if (!sameOperation(first, request)) {
 				throw new IllegalArgumentException("The requests of one batch must share their workflow and "
-						+ "settings, and all have a payload or none; " + request + " differs from " + requests.get(0));
+						+ "settings, and all have a payload or none; " + request + " differs from " + first);
 			}
 			items.add(new BatchItem(request, request.key(), request.payload()));
 		}
-		IdempotentOperation operation = this.operations.computeIfAbsent(definition, this.engine::prepare);
+		IdempotentOperation operation = this.operations.computeIfAbsent(definition(first, resultType),
+				this.engine::prepare);
 		try {
 			return (List<@Nullable T>) (List<?>) this.engine.executeAll(operation, items, ItemFailure.FAILURES,
 					(positions, results) -> {
@@ -101,6 +103,18 @@ public final class DefaultIdempotencyTemplate implements IdempotencyTemplate {
 			.onInProgress(request.onInProgress())
 			.recordFailureFor(request.recordFailureFor())
 			.build();
+	}
+
+	/**
+	 * Whether two requests have the same {@link #definition} (for one result type),
+	 * compared field by field: a batch compares each of its requests with its first.
+	 */
+	private static boolean sameOperation(IdempotentRequest first, IdempotentRequest request) {
+		return first.workflow().equals(request.workflow()) && (first.payload() != null) == (request.payload() != null)
+				&& Objects.equals(first.leaseTtl(), request.leaseTtl())
+				&& Objects.equals(first.retention(), request.retention())
+				&& first.onInProgress() == request.onInProgress()
+				&& first.recordFailureFor().equals(request.recordFailureFor());
 	}
 
 	@SuppressWarnings("unchecked")

@@ -338,9 +338,19 @@ class IdempotencyTemplateBatchTest {
 
 	@Test
 	void requestsOfOneBatchShareTheirWorkflowAndSettings() {
-		assertThatIllegalArgumentException().isThrownBy(() -> this.template.executeAll(
-				List.of(IdempotentRequest.of(WORKFLOW, "a"), IdempotentRequest.of("other", "b")), String.class,
-				this::charge));
+		IdempotentRequest first = IdempotentRequest.of(WORKFLOW, "a");
+		List<IdempotentRequest> others = List.of(IdempotentRequest.of("other", "b"),
+				IdempotentRequest.of(WORKFLOW, "b").withPayload("p"),
+				IdempotentRequest.of(WORKFLOW, "b").withLeaseTtl(Duration.ofSeconds(7)),
+				IdempotentRequest.of(WORKFLOW, "b").withRetention(Duration.ofHours(7)),
+				IdempotentRequest.of(WORKFLOW, "b").withOnInProgress(InProgressPolicy.REJECT),
+				IdempotentRequest.of(WORKFLOW, "b").withRecordFailureFor(CardDeclinedException.class));
+		for (IdempotentRequest other : others) {
+			assertThatIllegalArgumentException().as(other.toString())
+				.isThrownBy(() -> this.template.executeAll(List.of(first, other), String.class, this::charge));
+		}
+		assertThat(this.template.executeAll(List.of(first, IdempotentRequest.of(WORKFLOW, "b")), String.class,
+				this::charge)).hasSize(2);
 		assertThat(this.template.executeAll(List.of(), String.class, this::charge)).isEmpty();
 	}
 

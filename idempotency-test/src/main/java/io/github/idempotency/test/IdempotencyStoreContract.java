@@ -658,6 +658,22 @@ public abstract class IdempotencyStoreContract {
 	}
 
 	@Test
+	void completeAllStoresEachResponseAsGiven() {
+		List<String> responses = Arrays.asList("\"a,b\"", "{\"k\":\"{x}\"}", "\"back\\\\slash \\\"quoted\\\"\"",
+				"\"\u00e9\u20ac\ud83d\ude00\"", "", "NULL", null);
+		List<ClaimRequest> requests = new ArrayList<>();
+		for (int i = 0; i < responses.size(); i++) {
+			requests.add(request(id("response-" + i), "batch-" + i, null));
+		}
+		List<ClaimHandle> handles = this.store.claimAll(requests).stream().map(ClaimResult::acquiredHandle).toList();
+		assertThat(this.store.completeAll(handles, responses)).containsOnly(true);
+		for (int i = 0; i < responses.size(); i++) {
+			assertThat(this.store.find(id("response-" + i)).orElseThrow().response()).as(String.valueOf(i))
+				.isEqualTo(responses.get(i));
+		}
+	}
+
+	@Test
 	void racingBatchesThatCompleteWhatTheyAcquiredRunEachKeyOnce() throws Exception {
 		int keys = 48;
 		Map<RecordId, AtomicInteger> runs = new ConcurrentHashMap<>();

@@ -153,8 +153,7 @@ final class JdbcBatchSteps {
 		for (int j = 0; j < found.length; j++) {
 			if (found[j] != null && found[j].inserted() && !inTransaction) {
 				int i = positions.get(j);
-				results[i] = this.store.acquiredAfterInsert(this.table, claimed.get(j), requests.get(i), false,
-						stampedAt);
+				results[i] = this.store.acquiredAfterInsert(this.table, results[i], requests.get(i), false, stampedAt);
 			}
 		}
 	}
@@ -207,9 +206,8 @@ final class JdbcBatchSteps {
 			int i = absent.get(j);
 			results[i] = this.store.acquired(this.table, claimed.get(j), requests.get(i), false);
 		}
-		for (int j = 0; j < absent.size(); j++) {
-			int i = absent.get(j);
-			results[i] = this.store.acquiredAfterInsert(this.table, claimed.get(j), requests.get(i), false, stampedAt);
+		for (int i : absent) {
+			results[i] = this.store.acquiredAfterInsert(this.table, results[i], requests.get(i), false, stampedAt);
 		}
 	}
 

@@ -126,8 +126,9 @@ enum JdbcDialect {
 					+ "position))";
 		}
 
+		/** The rows of the claims that exist, each read but for its id, which is its claim's. */
 		private String existingAll(String table) {
-			return "existing AS (SELECT i.position, " + columns("r") + " FROM input i JOIN " + table
+			return "existing AS (SELECT i.position, " + columns("r", FIELDS) + " FROM input i JOIN " + table
 					+ " r ON r.workflow = i.workflow AND r.idempotency_key = i.idempotency_key)";
 		}
 
@@ -141,22 +142,24 @@ enum JdbcDialect {
 					+ ":status, i.fingerprint, i.owner, 1, i.lease_until, NULL, NULL, NULL, NULL, :now, :now, "
 					+ "i.expires_at FROM input i" + from + " WHERE " + condition
 					+ "NOT EXISTS (SELECT 1 FROM existing e WHERE e.position = i.position) ORDER BY i.position "
-					+ "ON CONFLICT (workflow, idempotency_key) DO NOTHING RETURNING " + COLUMNS + ")";
+					+ "ON CONFLICT (workflow, idempotency_key) DO NOTHING RETURNING workflow, idempotency_key)";
 		}
 
 		/**
-		 * Per claim, the row the {@code inserted} CTE returned ({@code claimed} true), else
-		 * the row the {@code existing} CTE read; a claim whose insert found a row committed
-		 * after the statement began has neither.
+		 * Per claim, its position and the row the {@code existing} CTE read ({@code claimed}
+		 * false), else its position alone when the {@code inserted} CTE inserted its record
+		 * ({@code claimed} true: the record is the one given, nothing is read back); a claim
+		 * whose insert found a row committed after the statement began has neither. The row
+		 * found comes first: it names the columns.
 		 */
 		private String foundAll() {
-			return "SELECT true AS claimed, i.position, " + columns("n") + " FROM inserted n JOIN input i ON "
-					+ "i.workflow = n.workflow AND i.idempotency_key = n.idempotency_key "
-					+ "UNION ALL SELECT false, e.position, " + columns("e") + " FROM existing e";
+			return "SELECT false AS claimed, e.position, " + columns("e", FIELDS) + " FROM existing e "
+					+ "UNION ALL SELECT true, i.position, " + FIELDS.replaceAll("\\w+", "NULL")
+					+ " FROM inserted n JOIN input i ON i.workflow = n.workflow AND i.idempotency_key = n.idempotency_key";
 		}
 
-		private String columns(String alias) {
-			return alias + "." + COLUMNS.replace(", ", ", " + alias + ".");
+		private String columns(String alias, String columns) {
+			return alias + "." + columns.replace(", ", ", " + alias + ".");
 		}
 
 		@Override
@@ -264,8 +267,11 @@ enum JdbcDialect {
 		}
 	};
 
-	static final String COLUMNS = "workflow, idempotency_key, status, fingerprint, owner, attempt, lease_until, "
-			+ "recovery_point, response, error_type, error_message, created_at, updated_at, expires_at";
+	/** The columns of a record but its id (workflow and key). */
+	static final String FIELDS = "status, fingerprint, owner, attempt, lease_until, recovery_point, response, "
+			+ "error_type, error_message, created_at, updated_at, expires_at";
+
+	static final String COLUMNS = "workflow, idempotency_key, " + FIELDS;
 
 	static final String PARAMETERS = ":workflow, :key, :status, :fingerprint, :owner, :attempt, :leaseUntil, "
 			+ ":recoveryPoint, :response, :errorType, :errorMessage, :createdAt, :updatedAt, :expiresAt";

@@ -256,9 +256,14 @@ final class JdbcRecordTable {
 			.param("status", records.get(0).status().name())
 			.param("now", records.get(0).createdAt().toEpochMilli())
 			.query((rs) -> {
-				if (rs.getString("workflow") != null) {
-					found[rs.getInt("position") - 1] = new Insertion(rs.getBoolean("claimed"), toRecord(rs, 0));
+				int position = rs.getInt("position");
+				if (rs.wasNull()) {
+					// the row of NULLs that answers an empty result inside the caller's transaction
+					return;
 				}
+				// an inserted record is the one given: only a row found is read, its id the claim's
+				found[position - 1] = rs.getBoolean("claimed") ? Insertion.INSERTED
+						: new Insertion(false, toRecord(records.get(position - 1).id(), rs));
 			});
 		return found;
 	}
@@ -371,8 +376,9 @@ final class JdbcRecordTable {
 			this.bounded.sql(statement)
 				.param("workflows", new SqlArrayValue("text", (Object[]) workflows))
 				.param("keys", new SqlArrayValue("text", (Object[]) keys))
-				.param("owners", new SqlArrayValue("text", owners.toArray()))
-				.param("responses", new SqlArrayValue("text", responses.toArray()))
+				// String[] (not Object[]): the driver sends those in its binary form, unescaped
+				.param("owners", new SqlArrayValue("text", (Object[]) owners.toArray(new String[0])))
+				.param("responses", new SqlArrayValue("text", (Object[]) responses.toArray(new String[0])))
 				.param("expiresAts", new SqlArrayValue("int8", (Object[]) expiresAts))
 				.param("now", now.toEpochMilli())
 				.query((rs) -> {
@@ -497,10 +503,15 @@ final class JdbcRecordTable {
 	}
 
 	private static IdempotencyRecord toRecord(ResultSet rs, int row) throws SQLException {
-		return new IdempotencyRecord(new RecordId(rs.getString("workflow"), rs.getString("idempotency_key")),
-				RecordStatus.valueOf(rs.getString("status")), rs.getString("fingerprint"), rs.getString("owner"),
-				rs.getInt("attempt"), Instant.ofEpochMilli(rs.getLong("lease_until")), rs.getString("recovery_point"),
-				rs.getString("response"), rs.getString("error_type"), rs.getString("error_message"),
+		return toRecord(new RecordId(rs.getString("workflow"), rs.getString("idempotency_key")), rs);
+	}
+
+	/** A row of {@link JdbcDialect#FIELDS}, whose id is known. */
+	private static IdempotencyRecord toRecord(RecordId id, ResultSet rs) throws SQLException {
+		return new IdempotencyRecord(id, RecordStatus.valueOf(rs.getString("status")), rs.getString("fingerprint"),
+				rs.getString("owner"), rs.getInt("attempt"), Instant.ofEpochMilli(rs.getLong("lease_until")),
+				rs.getString("recovery_point"), rs.getString("response"), rs.getString("error_type"),
+				rs.getString("error_message"),
 				Instant.ofEpochMilli(rs.getLong("created_at")), Instant.ofEpochMilli(rs.getLong("updated_at")),
 				Instant.ofEpochMilli(rs.getLong("expires_at")));
 	}

@@ -168,6 +168,29 @@ abstract class JdbcContentionTests {
 	}
 
 	@Test
+	void aBatchClaimInACallersTransactionThatWaitedForAnotherTransactionsCommitAnswersTheCommittedRecord()
+			throws Exception {
+		// on PostgreSQL the batch statement neither inserts the row nor sees it: it answers one
+		// row of NULLs, and the claim reads the row again on its own
+		RecordId id = id("committed-in-batch");
+		Future<List<ClaimResult>> waiting;
+		try (Connection holder = this.dataSource.getConnection()) {
+			holder.setAutoCommit(false);
+			assertThat(storeOn(holder).claim(request(id, "holder", LEASE)).acquiredHandle().complete("\"stored\""))
+				.isTrue();
+			waiting = this.executor.submit(() -> transactions()
+				.execute((status) -> this.store.claimAll(List.of(request(id, "waiter", LEASE)))));
+			awaitLockWait();
+			holder.commit();
+		}
+		List<ClaimResult> claims = waiting.get(30, TimeUnit.SECONDS);
+		assertThat(claims).singleElement().satisfies((claim) -> {
+			assertThat(claim.outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
+			assertThat(claim.record().response()).isEqualTo("\"stored\"");
+		});
+	}
+
+	@Test
 	void theCleanupNeverDeletesARecordTakenOverWhileItWaited() throws Exception {
 		RecordId id = id("reclaimed");
 		ClaimRequest old = new ClaimRequest(id, "old", null, LEASE, Duration.ofMinutes(1));

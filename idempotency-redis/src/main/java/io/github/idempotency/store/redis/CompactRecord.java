@@ -1,6 +1,5 @@
 package io.github.idempotency.store.redis;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -12,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
+import org.springframework.util.Assert;
 
 /**
  * The layout of a record as one Redis string value (layout version 1), written and read
@@ -73,27 +73,46 @@ final class CompactRecord {
 	 * @return its bytes
 	 */
 	static byte[] encode(IdempotencyRecord record) {
-		Writer out = new Writer(48 + length(record.response()) + length(record.errorMessage()));
-		out.write(VERSION);
-		out.write(statusBits(record.status()) | present(record.fingerprint(), FINGERPRINT)
-				| present(record.recoveryPoint(), RECOVERY_POINT) | present(record.errorType(), ERROR_TYPE)
-				| present(record.errorMessage(), ERROR_MESSAGE) | present(record.response(), RESPONSE));
-		out.varint(record.attempt());
+		return encode(record, token(record.owner()));
+	}
+
+	/**
+	 * The value of {@code record}, whose owner's {@link #token} the caller holds already.
+	 * @param record the record
+	 * @param ownerToken the token of its owner
+	 * @return its bytes
+	 */
+	static byte[] encode(IdempotencyRecord record, byte[] ownerToken) {
+		byte[] fingerprint = (record.fingerprint() != null) ? token(record.fingerprint()) : null;
+		byte[] recoveryPoint = utf8(record.recoveryPoint());
+		byte[] errorType = utf8(record.errorType());
+		byte[] errorMessage = utf8(record.errorMessage());
+		byte[] response = utf8(record.response());
 		long created = record.createdAt().toEpochMilli();
 		long updated = record.updatedAt().toEpochMilli();
+		long updatedDelta = zigzag(updated - created);
+		long expiresDelta = zigzag(record.expiresAt().toEpochMilli() - updated);
+		long leaseDelta = zigzag(record.leaseUntil().toEpochMilli() - created);
+		Writer out = new Writer(2 + varintLength(record.attempt()) + varintLength(created) + varintLength(updatedDelta)
+				+ varintLength(expiresDelta) + varintLength(leaseDelta) + fieldLength(ownerToken)
+				+ fieldLength(fingerprint) + fieldLength(recoveryPoint) + fieldLength(errorType)
+				+ fieldLength(errorMessage) + fieldLength(response));
+		out.write(VERSION);
+		out.write(statusBits(record.status()) | present(fingerprint, FINGERPRINT)
+				| present(recoveryPoint, RECOVERY_POINT) | present(errorType, ERROR_TYPE)
+				| present(errorMessage, ERROR_MESSAGE) | present(response, RESPONSE));
+		out.varint(record.attempt());
 		out.varint(created);
-		out.zigzag(updated - created);
-		out.zigzag(record.expiresAt().toEpochMilli() - updated);
-		out.zigzag(record.leaseUntil().toEpochMilli() - created);
-		out.token(token(record.owner()));
-		if (record.fingerprint() != null) {
-			out.token(token(record.fingerprint()));
-		}
-		out.text(record.recoveryPoint());
-		out.text(record.errorType());
-		out.text(record.errorMessage());
-		out.text(record.response());
-		return out.toByteArray();
+		out.varint(updatedDelta);
+		out.varint(expiresDelta);
+		out.varint(leaseDelta);
+		out.field(ownerToken);
+		out.field(fingerprint);
+		out.field(recoveryPoint);
+		out.field(errorType);
+		out.field(errorMessage);
+		out.field(response);
+		return out.written();
 	}
 
 	/**
@@ -114,9 +133,9 @@ final class CompactRecord {
 		RecordStatus status = status(flags & 3);
 		int attempt = (int) varint(in);
 		long created = varint(in);
-		long updated = created + zigzag(in);
-		long expires = updated + zigzag(in);
-		long leaseUntil = created + zigzag(in);
+		long updated = created + unzigzag(varint(in));
+		long expires = updated + unzigzag(varint(in));
+		long leaseUntil = created + unzigzag(varint(in));
 		String owner = untoken(in);
 		String fingerprint = ((flags & FINGERPRINT) != 0) ? untoken(in) : null;
 		String recoveryPoint = ((flags & RECOVERY_POINT) != 0) ? text(in) : null;
@@ -135,22 +154,22 @@ final class CompactRecord {
 	 */
 	static byte[] token(String text) {
 		if (isHex(text)) {
-			byte[] bytes = HEX.parseHex(text);
-			return tagged('x', bytes, bytes.length);
+			Writer out = new Writer(1 + text.length() / 2);
+			out.write('x');
+			for (int i = 0; i < text.length(); i += 2) {
+				out.write(HexFormat.fromHexDigits(text, i, i + 2));
+			}
+			return out.written();
 		}
 		byte[] owner = engineOwner(text);
 		if (owner != null) {
 			return owner;
 		}
 		byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
-		return tagged('t', utf8, utf8.length);
-	}
-
-	private static byte[] tagged(char tag, byte[] body, int length) {
-		byte[] token = new byte[length + 1];
-		token[0] = (byte) tag;
-		System.arraycopy(body, 0, token, 1, length);
-		return token;
+		Writer out = new Writer(1 + utf8.length);
+		out.write('t');
+		out.writeBytes(utf8);
+		return out.written();
 	}
 
 	private static boolean isHex(String text) {
@@ -158,8 +177,7 @@ final class CompactRecord {
 			return false;
 		}
 		for (int i = 0; i < text.length(); i++) {
-			char c = text.charAt(i);
-			if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+			if (lowerHexDigit(text.charAt(i)) < 0) {
 				return false;
 			}
 		}
@@ -168,52 +186,90 @@ final class CompactRecord {
 
 	/**
 	 * {@code 'u'}, the UUID's 16 bytes and the counter, for {@code <uuid>-<counter>} where
-	 * both print back exactly as given; else {@code null}.
+	 * both print back exactly as given (the UUID as {@link UUID#toString} writes it, the
+	 * counter as {@link Long#toString}: no sign, no leading zero); else {@code null}. Read
+	 * in place: every claim and completion takes the token of an engine's owner.
 	 */
 	private static byte @Nullable [] engineOwner(String text) {
-		if (text.length() < 38 || text.length() > 36 + 1 + 15 || text.charAt(36) != '-') {
+		int length = text.length();
+		if (length < 38 || length > 36 + 1 + 15 || text.charAt(8) != '-' || text.charAt(13) != '-'
+				|| text.charAt(18) != '-' || text.charAt(23) != '-' || text.charAt(36) != '-') {
 			return null;
 		}
-		String uuidText = text.substring(0, 36);
-		String counterText = text.substring(37);
-		UUID uuid;
-		long counter;
-		try {
-			uuid = UUID.fromString(uuidText);
-			counter = Long.parseLong(counterText);
-		}
-		catch (IllegalArgumentException ex) {
+		long time = lowerHex(text, 0, 8);
+		long middle = lowerHex(text, 9, 13);
+		long high = lowerHex(text, 14, 18);
+		long clock = lowerHex(text, 19, 23);
+		long node = lowerHex(text, 24, 36);
+		long counter = decimal(text, 37, length);
+		if ((time | middle | high | clock | node | counter) < 0) {
+			// one of them is -1: not as UUID.toString and Long.toString write them
 			return null;
 		}
-		if (counter < 0 || !uuid.toString().equals(uuidText) || !Long.toString(counter).equals(counterText)) {
-			return null;
-		}
-		Writer out = new Writer(26);
+		Writer out = new Writer(1 + 16 + varintLength(counter));
 		out.write('u');
-		ByteBuffer bits = ByteBuffer.allocate(16).putLong(uuid.getMostSignificantBits())
-			.putLong(uuid.getLeastSignificantBits());
-		out.writeBytes(bits.array());
+		out.longBytes(time << 32 | middle << 16 | high);
+		out.longBytes(clock << 48 | node);
 		out.varint(counter);
-		return out.toByteArray();
+		return out.written();
+	}
+
+	/**
+	 * The number that lower-case hexadecimal digits spell from {@code from} to {@code to}
+	 * (at most 15 of them), -1 when another character is among them.
+	 */
+	private static long lowerHex(String text, int from, int to) {
+		long value = 0;
+		for (int i = from; i < to; i++) {
+			int digit = lowerHexDigit(text.charAt(i));
+			if (digit < 0) {
+				return -1;
+			}
+			value = (value << 4) | digit;
+		}
+		return value;
+	}
+
+	/**
+	 * The number that decimal digits spell from {@code from} to {@code to} (at most 18 of
+	 * them) as {@link Long#toString} writes it, -1 for anything else (a sign, a leading
+	 * zero, another character).
+	 */
+	private static long decimal(String text, int from, int to) {
+		if (text.charAt(from) == '0' && to - from > 1) {
+			return -1;
+		}
+		long value = 0;
+		for (int i = from; i < to; i++) {
+			char c = text.charAt(i);
+			if (c < '0' || c > '9') {
+				return -1;
+			}
+			value = value * 10 + (c - '0');
+		}
+		return value;
+	}
+
+	/** The value of a lower-case hexadecimal digit, -1 for any other character. */
+	private static int lowerHexDigit(char c) {
+		if (c >= '0' && c <= '9') {
+			return c - '0';
+		}
+		return (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
 	}
 
 	private static String untoken(ByteBuffer in) {
 		int length = (int) varint(in);
+		int end = in.position() + length;
 		byte tag = in.get();
-		byte[] body = new byte[length - 1];
-		in.get(body);
-		switch (tag) {
-			case 'x':
-				return HEX.formatHex(body);
-			case 'u':
-				ByteBuffer bits = ByteBuffer.wrap(body);
-				UUID uuid = new UUID(bits.getLong(), bits.getLong());
-				return uuid + "-" + varint(bits);
-			case 't':
-				return new String(body, StandardCharsets.UTF_8);
-			default:
-				throw new IllegalStateException("Unknown token tag " + tag + " in a Redis record");
-		}
+		String text = switch (tag) {
+			case 'x' -> HEX.formatHex(in.array(), in.position(), end);
+			case 'u' -> new UUID(in.getLong(), in.getLong()) + "-" + varint(in);
+			case 't' -> new String(in.array(), in.position(), end - in.position(), StandardCharsets.UTF_8);
+			default -> throw new IllegalStateException("Unknown token tag " + tag + " in a Redis record");
+		};
+		in.position(end);
+		return text;
 	}
 
 	private static String text(ByteBuffer in) {
@@ -236,16 +292,34 @@ final class CompactRecord {
 		}
 	}
 
-	private static long zigzag(ByteBuffer in) {
-		long n = varint(in);
+	/** How many bytes {@code value} takes as a varint (read as unsigned). */
+	private static int varintLength(long value) {
+		int length = 1;
+		for (long v = value >>> 7; v != 0; v >>>= 7) {
+			length++;
+		}
+		return length;
+	}
+
+	/** A signed number as the unsigned one a varint holds. */
+	private static long zigzag(long value) {
+		return (value >= 0) ? (value << 1) : ((-value << 1) - 1);
+	}
+
+	private static long unzigzag(long n) {
 		return ((n & 1) == 0) ? (n >>> 1) : -((n + 1) >>> 1);
 	}
 
-	private static int length(@Nullable String text) {
-		return (text != null) ? text.length() : 0;
+	private static byte @Nullable [] utf8(@Nullable String text) {
+		return (text != null) ? text.getBytes(StandardCharsets.UTF_8) : null;
 	}
 
-	private static int present(@Nullable String field, int bit) {
+	/** The bytes of an optional field: its length as a varint, then itself. */
+	private static int fieldLength(byte @Nullable [] field) {
+		return (field != null) ? varintLength(field.length) + field.length : 0;
+	}
+
+	private static int present(byte @Nullable [] field, int bit) {
 		return (field != null) ? bit : 0;
 	}
 
@@ -273,11 +347,24 @@ final class CompactRecord {
 		}
 	}
 
-	/** A growing byte array with the layout's number and text encodings. */
-	private static final class Writer extends ByteArrayOutputStream {
+	/** A byte array of a known size, written with the layout's number encoding. */
+	private static final class Writer {
+
+		private final byte[] bytes;
+
+		private int position;
 
 		Writer(int size) {
-			super(size);
+			this.bytes = new byte[size];
+		}
+
+		void write(int b) {
+			this.bytes[this.position++] = (byte) b;
+		}
+
+		void writeBytes(byte[] b) {
+			System.arraycopy(b, 0, this.bytes, this.position, b.length);
+			this.position += b.length;
 		}
 
 		void varint(long value) {
@@ -289,21 +376,24 @@ final class CompactRecord {
 			write((int) v);
 		}
 
-		void zigzag(long value) {
-			varint((value >= 0) ? (value << 1) : ((-value << 1) - 1));
-		}
-
-		void token(byte[] token) {
-			varint(token.length);
-			writeBytes(token);
-		}
-
-		void text(@Nullable String text) {
-			if (text != null) {
-				byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
-				varint(utf8.length);
-				writeBytes(utf8);
+		void longBytes(long value) {
+			for (int shift = 56; shift >= 0; shift -= 8) {
+				write((int) (value >>> shift));
 			}
+		}
+
+		/** An optional field: nothing when absent, else its length and its bytes. */
+		void field(byte @Nullable [] field) {
+			if (field != null) {
+				varint(field.length);
+				writeBytes(field);
+			}
+		}
+
+		/** The bytes, all written. */
+		byte[] written() {
+			Assert.state(this.position == this.bytes.length, "A Redis record was sized wrongly");
+			return this.bytes;
 		}
 
 	}

@@ -211,7 +211,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		Instant at = Instant.ofEpochMilli(now);
 		IdempotencyRecord fresh = ClaimRules.claimed(null, request, at);
 		byte[] key = bytes(key(request.id()));
-		byte[] value = CompactRecord.encode(fresh);
+		byte[] ownerToken = CompactRecord.token(request.owner());
+		byte[] value = CompactRecord.encode(fresh, ownerToken);
 		Expiration ttl = Expiration.milliseconds(request.leaseTtl().toMillis() + request.retention().toMillis());
 		byte[] found;
 		try {
@@ -231,7 +232,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 			throw ex;
 		}
 		if (found == null) {
-			return ClaimResult.acquired(fresh, new RedisClaim(request, fresh, value));
+			return ClaimResult.acquired(fresh, new RedisClaim(request, fresh, value, key, ownerToken));
 		}
 		IdempotencyRecord existing = CompactRecord.decode(request.id(), found);
 		ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), at);
@@ -245,7 +246,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	private ClaimResult claimByScript(ClaimRequest request, long now) {
 		List<Object> args = new ArrayList<>(5);
 		args.add(String.valueOf(now));
-		args.addAll(claimArguments(request));
+		args.addAll(Arrays.asList(claimArguments(request)));
 		List<?> replies = execute(CLAIM, key(request.id()), args.toArray());
 		Assert.state(replies != null && replies.size() == 1, "The claim script answered nothing");
 		return claimed(request, (List<?>) replies.get(0), now);
@@ -280,12 +281,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		else {
 			Instant at = Instant.ofEpochMilli(now);
 			List<IdempotencyRecord> fresh = new ArrayList<>(size);
+			List<byte[]> ownerTokens = new ArrayList<>(size);
 			List<SlotGroupedScript.Call> calls = new ArrayList<>(size);
 			for (ClaimRequest request : requests) {
 				IdempotencyRecord record = ClaimRules.claimed(null, request, at);
+				byte[] ownerToken = CompactRecord.token(request.owner());
 				fresh.add(record);
-				calls.add(new SlotGroupedScript.Call(key(request.id()), List.of(CompactRecord.encode(record),
-						String.valueOf(request.leaseTtl().toMillis() + request.retention().toMillis()))));
+				ownerTokens.add(ownerToken);
+				calls.add(new SlotGroupedScript.Call(bytes(key(request.id())), CompactRecord.encode(record, ownerToken),
+						number(request.leaseTtl().toMillis() + request.retention().toMillis())));
 			}
 			SlotGroupedScript.Replies replies = CLAIM_NEW_ALL.run(this.connectionFactory, List.of(), calls,
 					this.batchTimeout, (connection) -> {
@@ -303,8 +307,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 						continue;
 					}
 					if (reply instanceof Long) {
-						byte[] written = (byte[]) calls.get(i).arguments().get(0);
-						results[i] = ClaimResult.acquired(fresh.get(i), new RedisClaim(request, fresh.get(i), written));
+						SlotGroupedScript.Call call = calls.get(i);
+						byte[] written = call.arguments()[0];
+						results[i] = ClaimResult.acquired(fresh.get(i),
+								new RedisClaim(request, fresh.get(i), written, call.key(), ownerTokens.get(i)));
 					}
 					else if (reply instanceof byte[] found) {
 						IdempotencyRecord existing = CompactRecord.decode(request.id(), found);
@@ -370,7 +376,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		List<SlotGroupedScript.Call> calls = new ArrayList<>(positions.size());
 		for (int i : positions) {
 			ClaimRequest request = requests.get(i);
-			calls.add(new SlotGroupedScript.Call(key(request.id()), claimArguments(request)));
+			calls.add(new SlotGroupedScript.Call(bytes(key(request.id())), claimArguments(request)));
 		}
 		SlotGroupedScript.Replies replies = CLAIM_ALL.run(this.connectionFactory, List.of(String.valueOf(now)), calls,
 				this.batchTimeout, (connection) -> {
@@ -424,7 +430,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		List<SlotGroupedScript.Call> calls = new ArrayList<>(handles.size());
 		for (int i = 0; i < handles.size(); i++) {
 			RedisClaim claim = (RedisClaim) handles.get(i);
-			calls.add(new SlotGroupedScript.Call(key(claim.request.id()),
+			calls.add(new SlotGroupedScript.Call(claim.key,
 					claim.finishArguments(now, RecordStatus.COMPLETED, responses.get(i), null, null)));
 		}
 		AtomicReference<@Nullable Object> acknowledged = new AtomicReference<>();
@@ -454,10 +460,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return handle instanceof RedisClaim claim && claim.store() == this;
 	}
 
-	private static List<Object> claimArguments(ClaimRequest request) {
-		return List.of(CompactRecord.token(request.owner()),
+	private static byte[][] claimArguments(ClaimRequest request) {
+		return new byte[][] { CompactRecord.token(request.owner()),
 				(request.fingerprint() != null) ? CompactRecord.token(request.fingerprint()) : new byte[0],
-				String.valueOf(request.leaseTtl().toMillis()), String.valueOf(request.retention().toMillis()));
+				number(request.leaseTtl().toMillis()), number(request.retention().toMillis()) };
 	}
 
 	private ClaimResult claimed(ClaimRequest request, List<?> reply, long now) {
@@ -470,8 +476,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 			return ClaimResult.of(outcome, record);
 		}
 		// a takeover answers the value it wrote; a new record's value is not known here
-		return ClaimResult.acquired(record,
-				new RedisClaim(request, record, (reply.size() == 1) ? null : (byte[]) reply.get(1)));
+		return ClaimResult.acquired(record, new RedisClaim(request, record,
+				(reply.size() == 1) ? null : (byte[]) reply.get(1), bytes(key(request.id())),
+				CompactRecord.token(request.owner())));
 	}
 
 	@Override
@@ -527,7 +534,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		long now = now();
 		List<Object> args = new ArrayList<>(5);
 		args.add(String.valueOf(now));
-		args.addAll(claim.finishArguments(now, status, response, errorType, errorMessage));
+		args.addAll(Arrays.asList(claim.finishArguments(now, status, response, errorType, errorMessage)));
 		if (this.waitReplicas == 0) {
 			return isFinished(execute(FINISH, keys.get(0), args.toArray()));
 		}
@@ -634,6 +641,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return value.getBytes(StandardCharsets.UTF_8);
 	}
 
+	/** A number as a script argument: its decimal text. */
+	private static byte[] number(long value) {
+		return bytes(Long.toString(value));
+	}
+
 	/**
 	 * A script of this store, read once (a {@code RedisScript} made from a
 	 * {@code Resource} checks the resource for changes on every call): {@code record.lua},
@@ -675,7 +687,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 * A claim held by its lease: each step is one script, fenced by the owner. It keeps the
 	 * record it claimed and, while it knows it, the value that record has in Redis (the
 	 * value it wrote, until a renewal or a recovery point changes it), so that its
-	 * completion can compare values instead of reading the record.
+	 * completion can compare values instead of reading the record; and, made once, its
+	 * Redis key and its owner's token.
 	 */
 	private final class RedisClaim implements ClaimHandle {
 
@@ -685,10 +698,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 		private volatile byte @Nullable [] written;
 
-		RedisClaim(ClaimRequest request, IdempotencyRecord claimed, byte @Nullable [] written) {
+		private final byte[] key;
+
+		private final byte[] ownerToken;
+
+		RedisClaim(ClaimRequest request, IdempotencyRecord claimed, byte @Nullable [] written, byte[] key,
+				byte[] ownerToken) {
 			this.request = request;
 			this.claimed = claimed;
 			this.written = written;
+			this.key = key;
+			this.ownerToken = ownerToken;
 		}
 
 		RedisIdempotencyStore store() {
@@ -700,7 +720,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		 * value the record is expected to have ({@code ''} when not known, or when that
 		 * value is over at {@code now}) and the finished record as this claim would write it.
 		 */
-		List<Object> finishArguments(long now, RecordStatus status, @Nullable String response,
+		byte[][] finishArguments(long now, RecordStatus status, @Nullable String response,
 				@Nullable String errorType, @Nullable String errorMessage) {
 			IdempotencyRecord claimed = this.claimed;
 			byte[] expected = this.written;
@@ -712,8 +732,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 			IdempotencyRecord finished = new IdempotencyRecord(claimed.id(), status, claimed.fingerprint(),
 					claimed.owner(), claimed.attempt(), claimed.leaseUntil(), claimed.recoveryPoint(), response,
 					errorType, errorMessage, claimed.createdAt(), at, at.plusMillis(retention));
-			return List.of(CompactRecord.token(this.request.owner()), String.valueOf(retention), expected,
-					CompactRecord.encode(finished));
+			return new byte[][] { this.ownerToken, number(retention), expected,
+					CompactRecord.encode(finished, this.ownerToken) };
 		}
 
 		@Override
@@ -729,7 +749,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 		@Override
 		public boolean release(Throwable failure) {
-			return isOne(execute(RELEASE, key(this.request.id()), CompactRecord.token(this.request.owner()),
+			return isOne(execute(RELEASE, key(this.request.id()), this.ownerToken,
 					String.valueOf(now())));
 		}
 
@@ -738,7 +758,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 			// from now on the value in Redis is not the one written
 			this.written = null;
 			long now = now();
-			return isOne(execute(RENEW, key(this.request.id()), CompactRecord.token(this.request.owner()),
+			return isOne(execute(RENEW, key(this.request.id()), this.ownerToken,
 					String.valueOf(now), String.valueOf(now + this.request.leaseTtl().toMillis()),
 					String.valueOf(this.request.retention().toMillis())));
 		}
@@ -747,7 +767,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		public boolean saveRecoveryPoint(String recoveryPoint) {
 			this.written = null;
 			long now = now();
-			return isOne(execute(RENEW, key(this.request.id()), CompactRecord.token(this.request.owner()),
+			return isOne(execute(RENEW, key(this.request.id()), this.ownerToken,
 					String.valueOf(now), String.valueOf(now + this.request.leaseTtl().toMillis()),
 					String.valueOf(this.request.retention().toMillis()), recoveryPoint));
 		}

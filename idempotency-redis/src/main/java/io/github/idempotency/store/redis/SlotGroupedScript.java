@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.stream.IntStream;
 
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisFuture;
@@ -61,11 +62,11 @@ final class SlotGroupedScript {
 			}
 			@SuppressWarnings("unchecked")
 			RedisScriptingAsyncCommands<byte[], byte[]> commands = (RedisScriptingAsyncCommands<byte[], byte[]>) lettuce;
-			List<List<Integer>> groups = groups(calls, connection instanceof RedisClusterConnection);
+			List<int[]> groups = groups(calls, connection instanceof RedisClusterConnection);
 			List<byte[][]> keys = new ArrayList<>(groups.size());
 			List<byte[][]> arguments = new ArrayList<>(groups.size());
 			List<RedisFuture<List<Object>>> sent = new ArrayList<>(groups.size());
-			for (List<Integer> group : groups) {
+			for (int[] group : groups) {
 				keys.add(keys(calls, group));
 				arguments.add(arguments(leading, calls, group));
 				sent.add(commands.evalsha(this.script.getSha1(), ScriptOutputType.MULTI, keys.get(keys.size() - 1),
@@ -83,9 +84,9 @@ final class SlotGroupedScript {
 						reply = await(commands.eval(this.script.getScriptAsString(), ScriptOutputType.MULTI,
 								keys.get(g), arguments.get(g)), deadline);
 					}
-					List<Integer> group = groups.get(g);
-					for (int i = 0; i < group.size(); i++) {
-						replies.replies[group.get(i)] = reply.get(i);
+					int[] group = groups.get(g);
+					for (int i = 0; i < group.length; i++) {
+						replies.replies[group[i]] = reply.get(i);
 					}
 				}
 				catch (RuntimeException ex) {
@@ -106,30 +107,41 @@ final class SlotGroupedScript {
 	 * The positions of the calls, grouped by hash slot on a cluster (in their order within
 	 * each group), else all in one group.
 	 */
-	private static List<List<Integer>> groups(List<Call> calls, boolean cluster) {
-		Map<Integer, List<Integer>> groups = new LinkedHashMap<>();
-		for (int i = 0; i < calls.size(); i++) {
-			int slot = cluster ? SlotHash.getSlot(bytes(calls.get(i).key())) : 0;
-			groups.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(i);
+	private static List<int[]> groups(List<Call> calls, boolean cluster) {
+		if (!cluster) {
+			return List.of(IntStream.range(0, calls.size()).toArray());
 		}
-		return new ArrayList<>(groups.values());
+		Map<Integer, List<Integer>> slots = new LinkedHashMap<>();
+		for (int i = 0; i < calls.size(); i++) {
+			slots.computeIfAbsent(SlotHash.getSlot(calls.get(i).key()), (slot) -> new ArrayList<>()).add(i);
+		}
+		return slots.values().stream().map((group) -> group.stream().mapToInt(Integer::intValue).toArray()).toList();
 	}
 
-	private static byte[][] keys(List<Call> calls, List<Integer> group) {
-		byte[][] keys = new byte[group.size()][];
-		for (int i = 0; i < group.size(); i++) {
-			keys[i] = bytes(calls.get(group.get(i)).key());
+	private static byte[][] keys(List<Call> calls, int[] group) {
+		byte[][] keys = new byte[group.length][];
+		for (int i = 0; i < group.length; i++) {
+			keys[i] = calls.get(group[i]).key();
 		}
 		return keys;
 	}
 
-	private static byte[][] arguments(List<?> leading, List<Call> calls, List<Integer> group) {
-		List<byte[]> arguments = new ArrayList<>();
-		leading.forEach((argument) -> arguments.add(argument(argument)));
+	private static byte[][] arguments(List<?> leading, List<Call> calls, int[] group) {
+		int count = leading.size();
 		for (int i : group) {
-			calls.get(i).arguments().forEach((argument) -> arguments.add(argument(argument)));
+			count += calls.get(i).arguments().length;
 		}
-		return arguments.toArray(new byte[0][]);
+		byte[][] arguments = new byte[count][];
+		int next = 0;
+		for (Object argument : leading) {
+			arguments[next++] = argument(argument);
+		}
+		for (int i : group) {
+			byte[][] own = calls.get(i).arguments();
+			System.arraycopy(own, 0, arguments, next, own.length);
+			next += own.length;
+		}
+		return arguments;
 	}
 
 	/**
@@ -153,10 +165,10 @@ final class SlotGroupedScript {
 	/**
 	 * One key of the batch and the script's arguments for it.
 	 *
-	 * @param key the key
-	 * @param arguments its arguments: bytes, or values sent as their text
+	 * @param key the key, in UTF-8
+	 * @param arguments its arguments, as sent
 	 */
-	record Call(String key, List<?> arguments) {
+	record Call(byte[] key, byte[]... arguments) {
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.idempotency.store.redis;
 
 import java.time.Instant;
+import java.util.HexFormat;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
@@ -43,6 +44,28 @@ class CompactRecordTest {
 		assertThat(CompactRecord.token("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"))
 			.hasSize(1 + 32);
 		assertThat(CompactRecord.token("owner-1")).hasSize(1 + 7);
+	}
+
+	@Test
+	void anEnginesOwnerIsItsUuidsBytesAndItsCounter() {
+		assertThat(CompactRecord.token("123e4567-e89b-12d3-a456-426614174000-300"))
+			.isEqualTo(HexFormat.of().parseHex("75" + "123e4567e89b12d3a456426614174000" + "ac02"));
+		assertThat(CompactRecord.token("123e4567-e89b-12d3-a456-426614174000-999999999999999")).startsWith((byte) 'u');
+		assertThat(CompactRecord.token("123e4567-e89b-12d3-a456-426614174000-0")).startsWith((byte) 'u');
+	}
+
+	@Test
+	void anOwnerThatWouldNotPrintBackIsText() {
+		String uuid = "123e4567-e89b-12d3-a456-426614174000";
+		String[] owners = { uuid + "-+1", uuid + "-01", uuid + "--1", uuid + "-1a", uuid + "-1234567890123456",
+				uuid.toUpperCase() + "-1", uuid.replace('a', 'g') + "-1", uuid.replace("-", "0") + "-1",
+				"123e4567-e89b-12d3-a45-6426614174000-1" };
+		for (String owner : owners) {
+			assertThat(CompactRecord.token(owner)).as(owner).startsWith((byte) 't');
+			IdempotencyRecord record = new IdempotencyRecord(ID, RecordStatus.IN_PROGRESS, null, owner, 1, AT, null,
+					null, null, null, AT, AT, AT);
+			assertThat(CompactRecord.decode(ID, CompactRecord.encode(record)).owner()).isEqualTo(owner);
+		}
 	}
 
 	@Test
