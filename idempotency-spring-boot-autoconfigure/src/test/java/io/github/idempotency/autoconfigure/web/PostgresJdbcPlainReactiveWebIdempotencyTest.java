@@ -2,12 +2,8 @@ package io.github.idempotency.autoconfigure.web;
 
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-
-import io.github.idempotency.testservers.TestDatabases;
-import io.github.idempotency.testservers.TestServers;
 
 /**
  * WebFlux handler methods with plain results on the jdbc backend, on PostgreSQL: every
@@ -27,11 +23,7 @@ class PostgresJdbcPlainReactiveWebIdempotencyTest extends PlainReactiveWebIdempo
 
 	@DynamicPropertySource
 	static void database(DynamicPropertyRegistry registry) {
-		// the keys are fixed: each run starts from an empty table
-		new JdbcTemplate(TestDatabases.postgres()).execute("DROP TABLE IF EXISTS " + TABLE);
-		registry.add("spring.datasource.url", TestServers::postgresUrl);
-		registry.add("idempotency.jdbc.initialize-schema", () -> "always");
-		registry.add("idempotency.jdbc.table-name", () -> TABLE);
+		PostgresJdbcReactiveWebIdempotencyTest.emptyTable(registry, TABLE);
 	}
 
 	@Override

@@ -25,11 +25,15 @@ class PostgresJdbcReactiveWebIdempotencyTest extends ReactiveWebIdempotencyTest 
 
 	@DynamicPropertySource
 	static void database(DynamicPropertyRegistry registry) {
-		// the keys are fixed: each run starts from an empty table
-		new JdbcTemplate(TestDatabases.postgres()).execute("DROP TABLE IF EXISTS " + TABLE);
+		emptyTable(registry, TABLE);
+	}
+
+	/** The jdbc store on PostgreSQL, in {@code table}, emptied: the tests' keys are fixed. */
+	static void emptyTable(DynamicPropertyRegistry registry, String table) {
+		new JdbcTemplate(TestDatabases.postgres()).execute("DROP TABLE IF EXISTS " + table);
 		registry.add("spring.datasource.url", TestServers::postgresUrl);
 		registry.add("idempotency.jdbc.initialize-schema", () -> "always");
-		registry.add("idempotency.jdbc.table-name", () -> TABLE);
+		registry.add("idempotency.jdbc.table-name", () -> table);
 	}
 
 	@Override
