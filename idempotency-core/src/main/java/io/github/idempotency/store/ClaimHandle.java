@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
 public interface ClaimHandle {
 
 	/**
-	 * Marks the record {@code COMPLETED} with its response, kept for the retention.
+	 * Marks the record {@code COMPLETED} with its response, kept for the retention (a store
+	 * may keep it until the retention past its lease's end instead, when that is later).
 	 * <p>
 	 * Outside a transaction the engine calls it again when it throws (the operation ran),
 	 * for up to the lease, also after an attempt that did complete the record and only lost
@@ -30,7 +31,7 @@ public interface ClaimHandle {
 
 	/**
 	 * Marks the record {@code FAILED} with the failure's class name and message, kept for
-	 * the retention, so that later deliveries replay the failure.
+	 * the retention as {@link #complete}, so that later deliveries replay the failure.
 	 * <p>
 	 * The engine calls it again when it throws, as {@link #complete}: a failed record
 	 * keeps its owner too.

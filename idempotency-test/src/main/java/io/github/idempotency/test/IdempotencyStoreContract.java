@@ -31,6 +31,8 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -339,11 +341,13 @@ public abstract class IdempotencyStoreContract {
 
 	@Test
 	void finishedRecordExpiresAfterItsRetention() {
-		claim("k1", "owner-1", null);
-		handle("owner-1").complete("1");
-		this.clock.advance(RETENTION.minusSeconds(1));
-		assertThat(claim("k1", "owner-2", null).outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
+		Instant leaseEnd = claim("k1", "owner-1", null).record().leaseUntil();
 		this.clock.advance(Duration.ofSeconds(2));
+		handle("owner-1").complete("1");
+		Instant expiresAt = assertKeptForTheRetention("k1", leaseEnd);
+		this.clock.advance(Duration.between(this.clock.instant(), expiresAt).minusMillis(1));
+		assertThat(claim("k1", "owner-2", null).outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
+		this.clock.advance(Duration.ofMillis(2));
 		assertThat(this.store.find(id("k1"))).isEmpty();
 		ClaimResult fresh = claim("k1", "owner-3", null);
 		assertThat(fresh.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
@@ -352,10 +356,39 @@ public abstract class IdempotencyStoreContract {
 
 	@Test
 	void failedRecordExpiresAfterItsRetention() {
-		claim("k1", "owner-1", null);
+		Instant leaseEnd = claim("k1", "owner-1", null).record().leaseUntil();
 		handle("owner-1").fail(new CardDeclinedException(null));
-		this.clock.advance(RETENTION.plusSeconds(1));
+		Instant expiresAt = assertKeptForTheRetention("k1", leaseEnd);
+		this.clock.advance(Duration.between(this.clock.instant(), expiresAt).minusMillis(1));
+		assertThat(claim("k1", "owner-2", null).outcome()).isEqualTo(ClaimOutcome.FAILED);
+		this.clock.advance(Duration.ofMillis(2));
 		assertThat(claim("k1", "owner-2", null).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+	}
+
+	/** The ways a claim is finished. */
+	enum Finish {
+
+		COMPLETE, COMPLETE_IN_A_BATCH, FAIL
+
+	}
+
+	@ParameterizedTest
+	@EnumSource(Finish.class)
+	void recordFinishedAfterItsLeaseIsStillKeptForTheRetention(Finish finish) {
+		// the run outlives its lease, nobody takes the key over, and it finishes then
+		Instant leaseEnd = claim("k1", "owner-1", null).record().leaseUntil();
+		this.clock.advance(LEASE.plusSeconds(5));
+		ClaimHandle handle = handle("owner-1");
+		boolean finished = switch (finish) {
+			case COMPLETE -> handle.complete("1");
+			case COMPLETE_IN_A_BATCH -> this.store.completeAll(List.of(handle), List.of("1")).get(0);
+			case FAIL -> handle.fail(new CardDeclinedException(null));
+		};
+		assertThat(finished).isTrue();
+		Instant expiresAt = assertKeptForTheRetention("k1", leaseEnd);
+		this.clock.advance(Duration.between(this.clock.instant(), expiresAt).minusMillis(1));
+		assertThat(claim("k1", "owner-2", null).outcome())
+			.isEqualTo((finish == Finish.FAIL) ? ClaimOutcome.FAILED : ClaimOutcome.DUPLICATE);
 	}
 
 	@Test
@@ -412,7 +445,8 @@ public abstract class IdempotencyStoreContract {
 		assertThat(record.response()).isEqualTo("{\"ok\":true}");
 		assertThat(record.createdAt()).isEqualTo(claimedAt);
 		assertThat(record.updatedAt()).isEqualTo(this.clock.instant());
-		assertThat(record.expiresAt()).isEqualTo(this.clock.instant().plus(RETENTION));
+		assertThat(record.expiresAt()).isBetween(this.clock.instant().plus(RETENTION),
+				claimedAt.plus(LEASE).plus(RETENTION));
 		assertThat(this.store.delete(id("k1"))).isTrue();
 		assertThat(this.store.delete(id("k1"))).isFalse();
 		assertThat(this.store.find(id("k1"))).isEmpty();
@@ -766,6 +800,23 @@ public abstract class IdempotencyStoreContract {
 	 * @param owner the claim's owner
 	 * @return its handle
 	 */
+	/**
+	 * Asserts that the finished record of {@code key} is kept for the retention from now
+	 * (when it finished), at most for the retention from the end of its lease if that is
+	 * later: a store may leave a record finished within its lease at the claim's expiry.
+	 * @param key the key
+	 * @param leaseEnd the end of its claim's (last) lease
+	 * @return when it expires
+	 */
+	protected Instant assertKeptForTheRetention(String key, Instant leaseEnd) {
+		Instant finishedAt = this.clock.instant();
+		Instant expiresAt = this.store.find(id(key)).orElseThrow().expiresAt();
+		Instant latest = (leaseEnd.isAfter(finishedAt) ? leaseEnd : finishedAt).plus(RETENTION);
+		assertThat(expiresAt).as("kept for the retention after it finished, at most after its lease's end")
+			.isBetween(finishedAt.plus(RETENTION), latest);
+		return expiresAt;
+	}
+
 	protected ClaimHandle handle(String owner) {
 		ClaimHandle handle = this.handles.get(owner);
 		assertThat(handle).as("the handle of " + owner).isNotNull();

@@ -113,7 +113,8 @@ enum JdbcDialect {
 		@Override
 		@Nullable String completeAll(String table, String fence) {
 			return "UPDATE " + table + " t SET status = 'COMPLETED', response = u.response, error_type = NULL, "
-					+ "error_message = NULL, updated_at = :now, expires_at = u.expires_at FROM unnest(:workflows, :keys, "
+					+ "error_message = NULL, updated_at = :now, expires_at = CASE WHEN t.expires_at < u.expires_at "
+					+ "THEN u.expires_at ELSE t.expires_at END FROM unnest(:workflows, :keys, "
 					+ ":owners, :responses, :expiresAts) WITH ORDINALITY AS u(workflow, idempotency_key, owner, response, "
 					+ "expires_at, position) WHERE t.workflow = u.workflow AND t.idempotency_key = u.idempotency_key "
 					+ "AND t.owner = u.owner" + fence.replace(" status", " t.status") + " RETURNING u.position";

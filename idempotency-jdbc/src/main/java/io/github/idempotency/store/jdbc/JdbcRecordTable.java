@@ -64,6 +64,16 @@ final class JdbcRecordTable {
 	private static final List<String> COMPLETION_PARAMETERS = List.of("workflow", "key", "owner", "response", "now",
 			"expiresAt");
 
+	/**
+	 * Moves {@code expires_at} to {@code :expiresAt} unless it is later already: a step never
+	 * shortens how long a record is kept. A record finished within its lease so keeps the
+	 * claim's {@code expires_at} (the lease's end + retention), and finishing it changes no
+	 * indexed column: PostgreSQL updates the row on its page (a heap-only tuple, no index
+	 * entry written), InnoDB leaves the {@code expires_at} index alone.
+	 */
+	private static final String KEPT_UNTIL = "expires_at = CASE WHEN expires_at < :expiresAt THEN :expiresAt "
+			+ "ELSE expires_at END";
+
 	/** For the claim's statements, whose lock waits each dialect bounds itself. */
 	private final JdbcClient jdbc;
 
@@ -409,13 +419,13 @@ final class JdbcRecordTable {
 
 	private String completion(Fence fence) {
 		return "UPDATE " + this.table + " SET status = 'COMPLETED', response = :response, "
-				+ "error_type = NULL, error_message = NULL, updated_at = :now, expires_at = :expiresAt" + owned(fence);
+				+ "error_type = NULL, error_message = NULL, updated_at = :now, " + KEPT_UNTIL + owned(fence);
 	}
 
 	boolean fail(RecordId id, String owner, Throwable failure, Duration retention, Fence fence) {
 		Instant now = now();
 		return this.bounded.sql("UPDATE " + this.table + " SET status = 'FAILED', response = NULL, "
-				+ "error_type = :errorType, error_message = :errorMessage, updated_at = :now, expires_at = :expiresAt"
+				+ "error_type = :errorType, error_message = :errorMessage, updated_at = :now, " + KEPT_UNTIL
 				+ owned(fence))
 			.param("errorType", IdempotencyRecord.errorTypeOf(failure))
 			.param("errorMessage", IdempotencyRecord.errorMessageOf(failure), Types.VARCHAR)
@@ -441,9 +451,7 @@ final class JdbcRecordTable {
 		Instant leaseUntil = now.plus(leaseTtl);
 		long expiresAt = leaseUntil.plus(retention).toEpochMilli();
 		return this.bounded.sql("UPDATE " + this.table + " SET lease_until = :leaseUntil, updated_at = :now, "
-				+ "recovery_point = COALESCE(:recoveryPoint, recovery_point), "
-				+ "expires_at = CASE WHEN expires_at < :expiresAt THEN :expiresAt ELSE expires_at END"
-				+ owned(fence))
+				+ "recovery_point = COALESCE(:recoveryPoint, recovery_point), " + KEPT_UNTIL + owned(fence))
 			.param("leaseUntil", leaseUntil.toEpochMilli())
 			.param("expiresAt", expiresAt)
 			.param("now", now.toEpochMilli())
