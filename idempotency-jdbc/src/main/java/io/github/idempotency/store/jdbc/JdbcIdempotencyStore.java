@@ -40,10 +40,11 @@ import org.springframework.util.Assert;
  * A store in one database table, on {@code JdbcClient}: PostgreSQL, MariaDB/MySQL and H2.
  * <p>
  * A claim inserts the record atomically (PostgreSQL {@code ON CONFLICT DO NOTHING}, a
- * duplicate-key error elsewhere): a first delivery's claim is that one statement. On
- * PostgreSQL the same statement reads the row first and inserts only when it found none,
- * so a duplicate is one statement too, about a primary-key read; elsewhere the row is read only when it existed (a duplicate costs two
- * statements). Finished records and live leases are answered from that read; a takeover
+ * duplicate-key error elsewhere): a first delivery's claim is that one statement. The row
+ * is read only when it existed: a duplicate costs two statements, or one where the insert's
+ * own statement answers the row (MariaDB outside the caller's transaction, PostgreSQL
+ * inside it), or one where the claim reads first (below). Finished records
+ * and live leases are answered from that read; a takeover
  * candidate is locked with
  * {@code SELECT ... FOR UPDATE NOWAIT} and taken over by an update, in one short
  * transaction. A lock held by
@@ -146,8 +147,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
 	/**
 	 * Insert (one statement: a first claim ends here); else read — in the insert's own
-	 * statement on PostgreSQL — (a duplicate, a failure, a mismatch or a live lease ends
-	 * here); else, for a takeover, lock and update in one
+	 * statement on MariaDB, and on PostgreSQL inside the caller's transaction — (a
+	 * duplicate, a failure, a mismatch or a live lease ends here); else, for a takeover,
+	 * lock and update in one
 	 * short transaction (or the caller's). Inside the caller's transaction the claimed
 	 * record is written already {@code COMPLETED} (see {@link TransactionalJdbcClaim}).
 	 */

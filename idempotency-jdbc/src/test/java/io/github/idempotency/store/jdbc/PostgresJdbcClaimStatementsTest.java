@@ -19,9 +19,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * On PostgreSQL a claim is one statement whatever it finds: a new key is inserted, an
- * existing record is answered from the same statement — outside a transaction and inside
- * the caller's — counting the statements sent, in a table of its own.
+ * On PostgreSQL, counting the statements sent, in a table of its own: outside a
+ * transaction a claim that does not read first (a workflow whose claims are mostly new) is
+ * a plain insert, and a claim that finds a record reads it next; inside the caller's
+ * transaction a claim is one statement whatever it finds.
  */
 class PostgresJdbcClaimStatementsTest {
 
@@ -48,21 +49,35 @@ class PostgresJdbcClaimStatementsTest {
 	}
 
 	@Test
-	void aDuplicateClaimIsOneStatement() {
+	void aDuplicateClaimIsTheInsertAndARead() {
 		assertThat(claim("done", "owner-1").acquiredHandle().complete("{\"ok\":true}")).isTrue();
 		ClaimResult[] duplicate = new ClaimResult[1];
-		assertThat(this.dataSource.during(() -> duplicate[0] = claim("done", "owner-2"))).isOne();
+		assertThat(this.dataSource.during(() -> duplicate[0] = claim("done", "owner-2"))).isEqualTo(2);
 		assertThat(duplicate[0].outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
 		assertThat(duplicate[0].record().response()).isEqualTo("{\"ok\":true}");
 	}
 
 	@Test
-	void aClaimOfALiveLeaseIsOneStatement() {
+	void aClaimOfALiveLeaseIsTheInsertAndARead() {
 		claim("running", "owner-1");
 		ClaimResult[] conflict = new ClaimResult[1];
-		assertThat(this.dataSource.during(() -> conflict[0] = claim("running", "owner-2"))).isOne();
+		assertThat(this.dataSource.during(() -> conflict[0] = claim("running", "owner-2"))).isEqualTo(2);
 		assertThat(conflict[0].outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
 		assertThat(conflict[0].record().owner()).isEqualTo("owner-1");
+	}
+
+	@Test
+	void aClaimWhoseRowIsReleasedBetweenItsInsertAndItsReadInsertsAgain() {
+		ClaimResult running = claim("released", "owner-1");
+		JdbcIdempotencyStore other = new JdbcIdempotencyStore(TestDatabases.postgres(), TABLE, Duration.ofSeconds(5),
+				new MutableClock(Instant.now()));
+		// the insert found owner-1's row; owner-1 gives the key up before this claim reads it
+		this.dataSource.beforeNext("SELECT", () -> assertThat(running.acquiredHandle().release(new IllegalStateException()))
+			.isTrue());
+		ClaimResult claim = claim("released", "owner-2");
+		assertThat(claim.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		assertThat(claim.record().attempt()).isOne();
+		assertThat(other.find(claim.record().id()).orElseThrow().owner()).isEqualTo("owner-2");
 	}
 
 	@Test

@@ -19,7 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A claim that reads first, counting the statements sent: a duplicate is one plain
- * {@code SELECT}, a first delivery that {@code SELECT} and the claim statement; what
+ * {@code SELECT}, a first delivery that {@code SELECT} and the insert; one that inserts
+ * first is the insert alone for a first delivery, and the insert and a read for a
+ * duplicate; what
  * {@link ReadFirst#ADAPTIVE} chooses follows the share of duplicates of each workflow;
  * the caller's transaction never reads first; an expired lease still goes to the atomic
  * claim statement.
@@ -75,7 +77,7 @@ class PostgresJdbcReadFirstTest {
 		String duplicates = this.workflow + "-duplicates";
 		claim(duplicates, "k", "owner-0").acquiredHandle().complete("1");
 		assertThat(this.dataSource.during(() -> claim(duplicates, "k", "owner-1")))
-			.as("a duplicate before any history: the claim statement, one statement").isOne();
+			.as("a duplicate before any history: the insert, then the read").isEqualTo(2);
 		for (int i = 0; i < 64; i++) {
 			assertThat(claim(duplicates, "k", "owner-" + i).outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
 		}

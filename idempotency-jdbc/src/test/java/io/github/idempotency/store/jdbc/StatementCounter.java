@@ -5,9 +5,12 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
@@ -18,6 +21,8 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 final class StatementCounter extends DelegatingDataSource {
 
 	final AtomicInteger statements = new AtomicInteger();
+
+	private final AtomicReference<@Nullable Interlude> interlude = new AtomicReference<>();
 
 	StatementCounter(DataSource target) {
 		super(target);
@@ -34,6 +39,17 @@ final class StatementCounter extends DelegatingDataSource {
 		return this.statements.get() - before;
 	}
 
+	/**
+	 * Runs {@code action} once, just before the next statement whose SQL starts with
+	 * {@code prefix} is prepared: something another instance does between two statements
+	 * of a step.
+	 * @param prefix how the statement's SQL starts
+	 * @param action what to run
+	 */
+	void beforeNext(String prefix, Runnable action) {
+		this.interlude.set(new Interlude(prefix, action));
+	}
+
 	@Override
 	public Connection getConnection() throws SQLException {
 		Connection connection = super.getConnection();
@@ -41,6 +57,11 @@ final class StatementCounter extends DelegatingDataSource {
 				(proxy, method, args) -> {
 					if (method.getName().startsWith("prepare") || method.getName().equals("createStatement")) {
 						this.statements.incrementAndGet();
+						Interlude next = this.interlude.get();
+						if (next != null && args != null && args[0] instanceof String sql && sql.startsWith(next.prefix())
+								&& this.interlude.compareAndSet(next, null)) {
+							next.action().run();
+						}
 					}
 					try {
 						return method.invoke(connection, args);
@@ -49,6 +70,9 @@ final class StatementCounter extends DelegatingDataSource {
 						throw ex.getTargetException();
 					}
 				});
+	}
+
+	private record Interlude(String prefix, Runnable action) {
 	}
 
 }
