@@ -61,6 +61,8 @@ final class JdbcRecordTable {
 			"attempt", "leaseUntil", "recoveryPoint", "response", "errorType", "errorMessage", "createdAt", "updatedAt",
 			"expiresAt");
 
+	private static final List<String> ID_PARAMETERS = List.of("workflow", "key");
+
 	private static final List<String> COMPLETION_PARAMETERS = List.of("workflow", "key", "owner", "response", "now",
 			"expiresAt");
 
@@ -95,7 +97,11 @@ final class JdbcRecordTable {
 
 	private final Clock clock;
 
-	private final String select;
+	/**
+	 * The read of a duplicate: positional, as the other statements every message takes, and
+	 * without the id, which the caller knows.
+	 */
+	private final PositionalStatement select;
 
 	private final PositionalStatement insert;
 
@@ -125,8 +131,8 @@ final class JdbcRecordTable {
 		this.table = table;
 		this.lockTimeout = lockTimeout;
 		this.clock = clock;
-		this.select = "SELECT " + JdbcDialect.COLUMNS + " FROM " + table
-				+ " WHERE workflow = :workflow AND idempotency_key = :key";
+		this.select = new PositionalStatement("SELECT " + JdbcDialect.FIELDS + " FROM " + table
+				+ " WHERE workflow = :workflow AND idempotency_key = :key", ID_PARAMETERS);
 		this.insert = new PositionalStatement(dialect.insert(table, lockTimeout), RECORD_PARAMETERS);
 		this.insertInTransaction = new PositionalStatement(dialect.insertInTransaction(table, lockTimeout),
 				RECORD_PARAMETERS);
@@ -325,7 +331,10 @@ final class JdbcRecordTable {
 	}
 
 	@Nullable IdempotencyRecord read(RecordId id) {
-		return read(this.select, id);
+		return this.select.on(this.jdbc, id.workflow(), id.key())
+			.query((rs, row) -> toRecord(id, rs))
+			.optional()
+			.orElse(null);
 	}
 
 	/**
