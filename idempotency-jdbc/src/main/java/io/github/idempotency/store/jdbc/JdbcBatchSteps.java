@@ -98,8 +98,11 @@ final class JdbcBatchSteps {
 	}
 
 	/**
-	 * Claims in one statement the requests at {@code positions}, answering in
-	 * {@code results} those it decided.
+	 * Claims the requests at {@code positions}, answering in {@code results} those it
+	 * decided: in one statement that reads the rows that exist and inserts the others, or,
+	 * outside a transaction for a workflow whose claims are mostly new (see
+	 * {@link ReadFirst}), in one insert, followed by a read of the rows it found only when
+	 * it found any.
 	 */
 	private void claimAtOnce(List<ClaimRequest> requests, List<Integer> positions, @Nullable ClaimResult[] results,
 			boolean inTransaction) {
@@ -108,9 +111,11 @@ final class JdbcBatchSteps {
 		for (int i : positions) {
 			claimed.add(JdbcIdempotencyStore.claimed(null, requests.get(i), stampedAt, inTransaction));
 		}
+		String workflow = requests.get(positions.get(0)).id().workflow();
 		@Nullable Insertion[] found;
 		try {
-			found = this.table.insertOrReadAll(claimed, inTransaction);
+			found = (!inTransaction && !this.store.readsFirst(workflow)) ? this.table.insertFirstAll(claimed)
+					: this.table.insertOrReadAll(claimed, inTransaction);
 		}
 		catch (DataAccessException ex) {
 			boolean lockFailure = this.store.isLockFailure(ex) || ex instanceof ConcurrencyFailureException;
@@ -145,6 +150,13 @@ final class JdbcBatchSteps {
 			}
 			else if (outcome != ClaimOutcome.ACQUIRED) {
 				results[i] = ClaimResult.of(outcome, existing);
+			}
+		}
+		if (!inTransaction) {
+			for (int j = 0; j < found.length; j++) {
+				int i = positions.get(j);
+				this.store.recordClaim(requests.get(i).id().workflow(),
+						found[j] != null && !found[j].inserted() && results[i] != null);
 			}
 		}
 		if (heldElsewhere != null) {

@@ -92,6 +92,22 @@ enum JdbcDialect {
 		}
 
 		@Override
+		String insertAllFirst(String table, Duration lockTimeout) {
+			return "WITH " + input() + " INSERT INTO " + table + " (" + COLUMNS + ") SELECT i.workflow, i.idempotency_key, "
+					+ ":status, i.fingerprint, i.owner, 1, i.lease_until, NULL, NULL, NULL, NULL, :now, :now, "
+					+ "i.expires_at FROM input i WHERE set_config('lock_timeout', '" + Math.max(1, lockTimeout.toMillis())
+					+ "ms', true) IS NOT NULL ORDER BY i.position ON CONFLICT (workflow, idempotency_key) DO NOTHING "
+					+ "RETURNING workflow, idempotency_key";
+		}
+
+		@Override
+		String readAllOf(String table) {
+			return "SELECT r.workflow, r.idempotency_key, " + columns("r", FIELDS) + " FROM unnest(:workflows, :keys) "
+					+ "AS i(workflow, idempotency_key) JOIN " + table
+					+ " r ON r.workflow = i.workflow AND r.idempotency_key = i.idempotency_key";
+		}
+
+		@Override
 		String claimAllInTransaction(String table, Duration lockTimeout) {
 			// the restoring set_config is evaluated on the one row of an aggregate over everything
 			// the insert returned, so once every row is inserted
@@ -315,6 +331,25 @@ enum JdbcDialect {
 	 * statement ran.
 	 */
 	@Nullable String claimAll(String table, Duration lockTimeout) {
+		return null;
+	}
+
+	/**
+	 * Where the dialect has a {@link #claimAll one-statement batch claim}, an insert of many
+	 * records that inserts each one whose row does not exist, in the order given, and
+	 * answers the {@code workflow} and {@code idempotency_key} of those it inserted, for a
+	 * claim outside a transaction: the parameters of {@link #claimAll}.
+	 */
+	@Nullable String insertAllFirst(String table, Duration lockTimeout) {
+		return null;
+	}
+
+	/**
+	 * Where the dialect has {@link #insertAllFirst}, a read of the rows of many records
+	 * named by the arrays {@code workflows} and {@code keys}, answering the
+	 * {@link #COLUMNS}.
+	 */
+	@Nullable String readAllOf(String table) {
 		return null;
 	}
 

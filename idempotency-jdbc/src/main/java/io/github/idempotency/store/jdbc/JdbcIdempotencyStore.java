@@ -172,6 +172,22 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		}
 	}
 
+	/**
+	 * Whether a claim of {@code workflow} outside a transaction reads first now (see
+	 * {@link ReadFirst}).
+	 */
+	boolean readsFirst(String workflow) {
+		return this.readFirstRatios.readsFirst(this.readFirst, workflow);
+	}
+
+	/**
+	 * Counts a claim of {@code workflow} outside a transaction for {@link ReadFirst#ADAPTIVE}.
+	 * @param answered whether it found a record it answered without writing
+	 */
+	void recordClaim(String workflow, boolean answered) {
+		this.readFirstRatios.record(this.readFirst, workflow, answered);
+	}
+
 	private ClaimResult claimNow(JdbcRecordTable table, ClaimRequest request, boolean inTransaction) {
 		String workflow = request.id().workflow();
 		ReadFirst mode = this.readFirst;

@@ -121,6 +121,10 @@ final class JdbcRecordTable {
 
 	private final @Nullable String claimAllInTransaction;
 
+	private final @Nullable String insertAllFirst;
+
+	private final @Nullable String readAllOf;
+
 	JdbcRecordTable(DataSource dataSource, JdbcDialect dialect, String table, Duration lockTimeout, Clock clock) {
 		this.jdbc = JdbcClient.create(dataSource);
 		JdbcTemplate bounded = new JdbcTemplate(dataSource);
@@ -147,6 +151,8 @@ final class JdbcRecordTable {
 		this.completeInTransaction = new PositionalStatement(completion(Fence.TRANSACTION), COMPLETION_PARAMETERS);
 		this.claimAll = dialect.claimAll(table, lockTimeout);
 		this.claimAllInTransaction = dialect.claimAllInTransaction(table, lockTimeout);
+		this.insertAllFirst = dialect.insertAllFirst(table, lockTimeout);
+		this.readAllOf = dialect.readAllOf(table);
 	}
 
 	/**
@@ -161,6 +167,54 @@ final class JdbcRecordTable {
 
 		/** No row: the statement's snapshot does not show the row the insert found. */
 		private static final Insertion NONE = new Insertion(false, null);
+
+	}
+
+	/**
+	 * The array parameters of a batch claim (see {@link JdbcDialect#claimAll}), one element
+	 * per record.
+	 */
+	private static final class ClaimArrays {
+
+		final String[] workflows;
+
+		final String[] keys;
+
+		private final String[] fingerprints;
+
+		private final String[] owners;
+
+		private final Long[] leaseUntils;
+
+		private final Long[] expiresAts;
+
+		ClaimArrays(List<IdempotencyRecord> records) {
+			int size = records.size();
+			this.workflows = new String[size];
+			this.keys = new String[size];
+			this.fingerprints = new String[size];
+			this.owners = new String[size];
+			this.leaseUntils = new Long[size];
+			this.expiresAts = new Long[size];
+			for (int i = 0; i < size; i++) {
+				IdempotencyRecord record = records.get(i);
+				this.workflows[i] = record.id().workflow();
+				this.keys[i] = record.id().key();
+				this.fingerprints[i] = record.fingerprint();
+				this.owners[i] = record.owner();
+				this.leaseUntils[i] = record.leaseUntil().toEpochMilli();
+				this.expiresAts[i] = record.expiresAt().toEpochMilli();
+			}
+		}
+
+		JdbcClient.StatementSpec bind(JdbcClient.StatementSpec statement) {
+			return statement.param("workflows", new SqlArrayValue("text", (Object[]) this.workflows))
+				.param("keys", new SqlArrayValue("text", (Object[]) this.keys))
+				.param("fingerprints", new SqlArrayValue("text", (Object[]) this.fingerprints))
+				.param("owners", new SqlArrayValue("text", (Object[]) this.owners))
+				.param("leaseUntils", new SqlArrayValue("int8", (Object[]) this.leaseUntils))
+				.param("expiresAts", new SqlArrayValue("int8", (Object[]) this.expiresAts));
+		}
 
 	}
 
@@ -245,30 +299,8 @@ final class JdbcRecordTable {
 	@Nullable Insertion[] insertOrReadAll(List<IdempotencyRecord> records, boolean inTransaction) {
 		String claims = inTransaction ? this.claimAllInTransaction : this.claimAll;
 		Assert.state(claims != null, "No batch claim on " + this.dialect);
-		int size = records.size();
-		String[] workflows = new String[size];
-		String[] keys = new String[size];
-		String[] fingerprints = new String[size];
-		String[] owners = new String[size];
-		Long[] leaseUntils = new Long[size];
-		Long[] expiresAts = new Long[size];
-		for (int i = 0; i < size; i++) {
-			IdempotencyRecord record = records.get(i);
-			workflows[i] = record.id().workflow();
-			keys[i] = record.id().key();
-			fingerprints[i] = record.fingerprint();
-			owners[i] = record.owner();
-			leaseUntils[i] = record.leaseUntil().toEpochMilli();
-			expiresAts[i] = record.expiresAt().toEpochMilli();
-		}
-		Insertion[] found = new Insertion[size];
-		this.jdbc.sql(claims)
-			.param("workflows", new SqlArrayValue("text", (Object[]) workflows))
-			.param("keys", new SqlArrayValue("text", (Object[]) keys))
-			.param("fingerprints", new SqlArrayValue("text", (Object[]) fingerprints))
-			.param("owners", new SqlArrayValue("text", (Object[]) owners))
-			.param("leaseUntils", new SqlArrayValue("int8", (Object[]) leaseUntils))
-			.param("expiresAts", new SqlArrayValue("int8", (Object[]) expiresAts))
+		Insertion[] found = new Insertion[records.size()];
+		new ClaimArrays(records).bind(this.jdbc.sql(claims))
 			.param("status", records.get(0).status().name())
 			.param("now", records.get(0).createdAt().toEpochMilli())
 			.query((rs) -> {
@@ -280,6 +312,54 @@ final class JdbcRecordTable {
 				// an inserted record is the one given: only a row found is read, its id the claim's
 				found[position - 1] = rs.getBoolean("claimed") ? Insertion.INSERTED
 						: new Insertion(false, toRecord(records.get(position - 1).id(), rs));
+			});
+		return found;
+	}
+
+	/**
+	 * Inserts each record unless its row exists, in one statement, and reads the rows it
+	 * found in a second one, only when there are any: the claim of a batch whose keys are
+	 * mostly new, outside a transaction (where the dialect {@link #claimsAllAtOnce claims
+	 * all at once}).
+	 * @param records the new records, as {@link #insertOrReadAll} takes them
+	 * @return per record what the insert did, {@code null} where the row it found was gone
+	 * again when read
+	 */
+	@Nullable Insertion[] insertFirstAll(List<IdempotencyRecord> records) {
+		Assert.state(this.insertAllFirst != null && this.readAllOf != null, "No batch insert on " + this.dialect);
+		int size = records.size();
+		Map<RecordId, Integer> positions = new HashMap<>(size * 2);
+		for (int i = 0; i < size; i++) {
+			positions.put(records.get(i).id(), i);
+		}
+		Insertion[] found = new Insertion[size];
+		ClaimArrays arrays = new ClaimArrays(records);
+		int[] inserted = new int[1];
+		arrays.bind(this.jdbc.sql(this.insertAllFirst))
+			.param("status", records.get(0).status().name())
+			.param("now", records.get(0).createdAt().toEpochMilli())
+			.query((rs) -> {
+				found[positions.get(new RecordId(rs.getString(1), rs.getString(2)))] = Insertion.INSERTED;
+				inserted[0]++;
+			});
+		if (inserted[0] == size) {
+			return found;
+		}
+		String[] workflows = new String[size - inserted[0]];
+		String[] keys = new String[workflows.length];
+		for (int i = 0, j = 0; i < size; i++) {
+			if (found[i] == null) {
+				workflows[j] = arrays.workflows[i];
+				keys[j++] = arrays.keys[i];
+			}
+		}
+		// a statement of its own: it reads the rows committed by now, also those the insert waited for
+		this.jdbc.sql(this.readAllOf)
+			.param("workflows", new SqlArrayValue("text", (Object[]) workflows))
+			.param("keys", new SqlArrayValue("text", (Object[]) keys))
+			.query((rs) -> {
+				IdempotencyRecord existing = toRecord(rs, 0);
+				found[positions.get(existing.id())] = new Insertion(false, existing);
 			});
 		return found;
 	}

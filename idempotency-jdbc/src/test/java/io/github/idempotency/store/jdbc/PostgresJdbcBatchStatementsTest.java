@@ -36,10 +36,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * On PostgreSQL a batch is claimed in one statement and completed in one, whatever its
- * size and whatever the claims find, and a batch of {@code void} items in the caller's
- * transaction costs one statement in all — counting the statements sent, in a table of
- * its own.
+ * On PostgreSQL a batch is claimed in one statement (and one read of the rows it found,
+ * while its workflow's claims are mostly new) and completed in one, whatever its size, and
+ * a batch of {@code void} items in the caller's transaction costs one statement in all —
+ * counting the statements sent, in a table of its own.
  */
 class PostgresJdbcBatchStatementsTest {
 
@@ -90,11 +90,21 @@ class PostgresJdbcBatchStatementsTest {
 	}
 
 	@Test
-	void aBatchOfNewKeysDuplicatesAndRunningKeysIsClaimedInOneStatement() {
+	void aBatchThatFindsRecordsIsTheInsertAndOneReadUntilItsWorkflowReadsFirstThenOneStatement() {
 		List<ClaimResult> first = claimAll("done", "running");
 		this.store.completeAll(List.of(first.get(0).acquiredHandle()), Collections.singletonList(null));
 		List<ClaimResult> claims = new ArrayList<>();
-		assertThat(this.dataSource.during(() -> claims.addAll(claimAll("new", "done", "running")))).isOne();
+		assertThat(this.dataSource.during(() -> claims.addAll(claimAll("new", "done", "running"))))
+			.as("claims mostly new so far: the insert, then one read of the rows it found").isEqualTo(2);
+		assertThat(claims).extracting(ClaimResult::outcome)
+			.containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE, ClaimOutcome.IN_PROGRESS);
+		for (int i = 0; i < 12; i++) {
+			assertThat(claimAll("done", "running")).extracting(ClaimResult::outcome)
+				.containsExactly(ClaimOutcome.DUPLICATE, ClaimOutcome.IN_PROGRESS);
+		}
+		claims.clear();
+		assertThat(this.dataSource.during(() -> claims.addAll(claimAll("newer", "done", "running"))))
+			.as("claims mostly answered now: one statement reads what exists and inserts the rest").isOne();
 		assertThat(claims).extracting(ClaimResult::outcome)
 			.containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE, ClaimOutcome.IN_PROGRESS);
 	}

@@ -2,9 +2,12 @@ package io.github.idempotency.store.jdbc;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
@@ -66,15 +69,17 @@ class PostgresJdbcClaimStatementsTest {
 		assertThat(conflict[0].record().owner()).isEqualTo("owner-1");
 	}
 
-	@Test
-	void aClaimWhoseRowIsReleasedBetweenItsInsertAndItsReadInsertsAgain() {
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void aClaimWhoseRowIsReleasedBetweenItsInsertAndItsReadInsertsAgain(boolean inABatch) {
 		ClaimResult running = claim("released", "owner-1");
 		JdbcIdempotencyStore other = new JdbcIdempotencyStore(TestDatabases.postgres(), TABLE, Duration.ofSeconds(5),
 				new MutableClock(Instant.now()));
 		// the insert found owner-1's row; owner-1 gives the key up before this claim reads it
 		this.dataSource.beforeNext("SELECT", () -> assertThat(running.acquiredHandle().release(new IllegalStateException()))
 			.isTrue());
-		ClaimResult claim = claim("released", "owner-2");
+		ClaimResult claim = inABatch ? this.store.claimAll(List.of(request("released", "owner-2"))).get(0)
+				: claim("released", "owner-2");
 		assertThat(claim.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
 		assertThat(claim.record().attempt()).isOne();
 		assertThat(other.find(claim.record().id()).orElseThrow().owner()).isEqualTo("owner-2");
@@ -103,8 +108,12 @@ class PostgresJdbcClaimStatementsTest {
 	}
 
 	private ClaimResult claim(String key, String owner) {
-		return this.store.claim(new ClaimRequest(new RecordId("statements", this.prefix + "-" + key), owner, null,
-				Duration.ofSeconds(30), Duration.ofDays(1)));
+		return this.store.claim(request(key, owner));
+	}
+
+	private ClaimRequest request(String key, String owner) {
+		return new ClaimRequest(new RecordId("statements", this.prefix + "-" + key), owner, null, Duration.ofSeconds(30),
+				Duration.ofDays(1));
 	}
 
 }
