@@ -27,7 +27,7 @@ enum JdbcDialect {
 	 * transaction the statement also puts the previous value back once the insert is
 	 * done, so that transaction keeps its own. Outside the caller's transaction a claim
 	 * inserts first and reads the row only when it exists (a plain {@code INSERT} costs the
-	 * server about a quarter less than one statement that also answers the existing row,
+	 * server about a fifth less than one statement that also answers the existing row,
 	 * docs/benchmarks.md); inside it, a claim is one statement whatever it finds: a read of
 	 * the row and, when it found none, the insert, in CTEs. Lock errors are SQL state 55P03.
 	 */
