@@ -33,9 +33,10 @@ public class IdempotencyJdbcProperties extends DatabaseInitializationProperties 
 
 	/**
 	 * Whether a claim outside a transaction reads the record with a plain primary-key
-	 * SELECT before its claim statement, so that a duplicate costs one read: 'never',
-	 * 'always', or 'adaptive' (per workflow, while most of its recent claims found a
-	 * record).
+	 * SELECT before its insert, so that a duplicate costs one read: 'never', 'always', or
+	 * 'adaptive' (per workflow, while at least half of its recent claims found a record).
+	 * A claim that does not read first inserts first, and reads the record only when it
+	 * exists.
 	 */
 	private ReadFirst readFirst = ReadFirst.ADAPTIVE;
 
