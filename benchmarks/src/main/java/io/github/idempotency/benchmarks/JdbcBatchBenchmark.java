@@ -32,8 +32,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <li>{@code starter*}: {@code IdempotencyTemplate.executeAll} on the starter's jdbc store:
  * for a first delivery one insert for the batch and one completion statement
  * ({@code UPDATE ... FROM unnest}) fenced by each claim's owner; for a duplicate batch
- * (its workflow reading first) one statement that reads what exists and inserts the
- * rest.</li>
+ * (its workflow's claims mostly answered) one statement that reads what exists and
+ * inserts the rest.</li>
  * <li>{@code bare*}: the batch protocol by hand on {@code JdbcClient}, in a table of its own:
  * {@code INSERT ... SELECT ... FROM unnest ON CONFLICT DO NOTHING RETURNING}, then one
  * {@code UPDATE ... FROM unnest} (first: 2 statements, 2 commits); a duplicate batch: the

@@ -100,7 +100,7 @@ final class JdbcBatchSteps {
 	/**
 	 * Claims the requests at {@code positions}, answering in {@code results} those it
 	 * decided: in one statement that reads the rows that exist and inserts the others, or,
-	 * outside a transaction for a workflow whose claims are mostly new (see
+	 * outside a transaction for a workflow whose claims are nearly all new (see
 	 * {@link ReadFirst}), in one insert, followed by a read of the rows it found only when
 	 * it found any.
 	 */
@@ -114,7 +114,7 @@ final class JdbcBatchSteps {
 		String workflow = requests.get(positions.get(0)).id().workflow();
 		@Nullable Insertion[] found;
 		try {
-			found = (!inTransaction && !this.store.readsFirst(workflow)) ? this.table.insertFirstAll(claimed)
+			found = (!inTransaction && this.store.insertsFirst(workflow)) ? this.table.insertFirstAll(claimed)
 					: this.table.insertOrReadAll(claimed, inTransaction);
 		}
 		catch (DataAccessException ex) {

@@ -25,11 +25,11 @@ enum JdbcDialect {
 	 * bound the wait for a row another transaction inserted or locked. On its own the
 	 * statement is its transaction, so the setting ends with it; inside the caller's
 	 * transaction the statement also puts the previous value back once the insert is
-	 * done, so that transaction keeps its own. Outside the caller's transaction a claim
-	 * inserts first and reads the row only when it exists (a plain {@code INSERT} costs the
-	 * server about a fifth less than one statement that also answers the existing row,
-	 * docs/benchmarks.md); inside it, a claim is one statement whatever it finds: a read of
-	 * the row and, when it found none, the insert, in CTEs. Lock errors are SQL state 55P03.
+	 * done, so that transaction keeps its own. A claim is one statement whatever it
+	 * finds: a read of the row and, when it found none, the insert, in CTEs; or, for a
+	 * workflow whose claims are nearly all new (see {@link ReadFirst}), the plain insert,
+	 * which costs the server about a fifth less (docs/benchmarks.md), the row read only
+	 * when it exists. Lock errors are SQL state 55P03.
 	 */
 	POSTGRESQL {
 		@Override
@@ -50,6 +50,21 @@ enum JdbcDialect {
 					+ " FROM bounded ON CONFLICT (workflow, idempotency_key) DO NOTHING RETURNING 1) "
 					+ "SELECT i.n, set_config('lock_timeout', b.previous, true) FROM bounded b, "
 					+ "(SELECT count(*) AS n FROM inserted) i";
+		}
+
+		@Override
+		boolean insertsNewKeysFirst() {
+			return true;
+		}
+
+		@Override
+		String claim(String table, Duration lockTimeout) {
+			// the row is read first, from the statement's snapshot, and the insert runs only when
+			// that read found none: a duplicate costs about a read
+			return "WITH " + existing(table) + ", inserted AS (INSERT INTO " + table + " (" + COLUMNS + ") SELECT "
+					+ PARAMETERS + " WHERE NOT EXISTS (SELECT 1 FROM existing) AND set_config('lock_timeout', '"
+					+ Math.max(1, lockTimeout.toMillis()) + "ms', true) IS NOT NULL"
+					+ " ON CONFLICT (workflow, idempotency_key) DO NOTHING RETURNING " + COLUMNS + ") " + found();
 		}
 
 		@Override
@@ -309,6 +324,15 @@ enum JdbcDialect {
 	 */
 	@Nullable String claim(String table, Duration lockTimeout) {
 		return null;
+	}
+
+	/**
+	 * Whether a claim of a key that is most likely new is cheaper as the plain
+	 * {@link #insert} (the row read only when it exists) than as the one-statement
+	 * {@link #claim}: on PostgreSQL, whose one-statement claim reads before it inserts.
+	 */
+	boolean insertsNewKeysFirst() {
+		return false;
 	}
 
 	/**

@@ -40,11 +40,13 @@ import org.springframework.util.Assert;
  * A store in one database table, on {@code JdbcClient}: PostgreSQL, MariaDB/MySQL and H2.
  * <p>
  * A claim inserts the record atomically (PostgreSQL {@code ON CONFLICT DO NOTHING}, a
- * duplicate-key error elsewhere): a first delivery's claim is that one statement. The row
- * is read only when it existed: a duplicate costs two statements, or one where the insert's
- * own statement answers the row (MariaDB outside the caller's transaction, PostgreSQL
- * inside it), or one where the claim reads first (below). Finished records
- * and live leases are answered from that read; a takeover
+ * duplicate-key error elsewhere): a first delivery's claim is that one statement. On
+ * PostgreSQL the same statement reads the row first and inserts only when it found none,
+ * so a duplicate is one statement too, about a primary-key read (but for a workflow whose
+ * claims are nearly all new: the plain insert, the row read only when it exists; see
+ * {@link ReadFirst}); on MariaDB outside the caller's transaction the insert's own
+ * statement answers the row; elsewhere the row is read only when it existed (a duplicate
+ * costs two statements). Finished records and live leases are answered from that read; a takeover
  * candidate is locked with
  * {@code SELECT ... FOR UPDATE NOWAIT} and taken over by an update, in one short
  * transaction. A lock held by
@@ -147,7 +149,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
 	/**
 	 * Insert (one statement: a first claim ends here); else read — in the insert's own
-	 * statement on MariaDB, and on PostgreSQL inside the caller's transaction — (a
+	 * statement on PostgreSQL, unless the key is most likely new, and on MariaDB — (a
 	 * duplicate, a failure, a mismatch or a live lease ends here); else, for a takeover,
 	 * lock and update in one
 	 * short transaction (or the caller's). Inside the caller's transaction the claimed
@@ -173,11 +175,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * Whether a claim of {@code workflow} outside a transaction reads first now (see
-	 * {@link ReadFirst}).
+	 * Whether a claim of {@code workflow} outside a transaction inserts first now, rather
+	 * than use a one-statement claim (see {@link ReadFirst}).
 	 */
-	boolean readsFirst(String workflow) {
-		return this.readFirstRatios.readsFirst(this.readFirst, workflow);
+	boolean insertsFirst(String workflow) {
+		return this.readFirstRatios.insertsFirst(this.readFirst, workflow);
 	}
 
 	/**
@@ -191,6 +193,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	private ClaimResult claimNow(JdbcRecordTable table, ClaimRequest request, boolean inTransaction) {
 		String workflow = request.id().workflow();
 		ReadFirst mode = this.readFirst;
+		boolean likelyNew = !inTransaction && this.readFirstRatios.insertsFirst(mode, workflow);
 		if (!inTransaction && this.readFirstRatios.readsFirst(mode, workflow)) {
 			// a plain primary-key read: never waits, and answers a finished record or a live claim alone
 			IdempotencyRecord existing = table.read(request.id());
@@ -201,18 +204,21 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 					return ClaimResult.of(outcome, existing);
 				}
 			}
+			// no row a moment ago: the insert alone most likely claims it
+			likelyNew = existing == null;
 		}
-		ClaimResult claim = claimByStatement(table, request, inTransaction);
+		ClaimResult claim = claimByStatement(table, request, inTransaction, likelyNew);
 		if (!inTransaction) {
 			this.readFirstRatios.record(mode, workflow, claim.outcome() != ClaimOutcome.ACQUIRED);
 		}
 		return claim;
 	}
 
-	private ClaimResult claimByStatement(JdbcRecordTable table, ClaimRequest request, boolean inTransaction) {
+	private ClaimResult claimByStatement(JdbcRecordTable table, ClaimRequest request, boolean inTransaction,
+			boolean likelyNew) {
 		Instant now = table.now();
 		IdempotencyRecord claimed = claimed(null, request, now, inTransaction);
-		JdbcRecordTable.Insertion insertion = table.insertOrRead(claimed, inTransaction);
+		JdbcRecordTable.Insertion insertion = table.insertOrRead(claimed, inTransaction, likelyNew);
 		if (insertion.inserted()) {
 			return acquiredAfterInsert(table, acquired(table, claimed, request, inTransaction), request, inTransaction,
 					now);

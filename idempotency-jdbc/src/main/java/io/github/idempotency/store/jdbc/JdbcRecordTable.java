@@ -260,10 +260,13 @@ final class JdbcRecordTable {
 	 * row, {@link #readAfterConflict}.
 	 * @param record the record
 	 * @param inTransaction whether the statement runs in the caller's transaction
+	 * @param likelyNew whether the key is most likely new: then a dialect that
+	 * {@link JdbcDialect#insertsNewKeysFirst inserts new keys first} does so
 	 * @return what the insert did
 	 */
-	Insertion insertOrRead(IdempotencyRecord record, boolean inTransaction) {
-		PositionalStatement claim = inTransaction ? this.claimInTransaction : this.claim;
+	Insertion insertOrRead(IdempotencyRecord record, boolean inTransaction, boolean likelyNew) {
+		PositionalStatement claim = (likelyNew && this.dialect.insertsNewKeysFirst()) ? null
+				: inTransaction ? this.claimInTransaction : this.claim;
 		if (claim == null) {
 			return insert(record, inTransaction) ? Insertion.INSERTED
 					: new Insertion(false, readAfterConflict(record.id(), inTransaction));
@@ -319,8 +322,8 @@ final class JdbcRecordTable {
 	/**
 	 * Inserts each record unless its row exists, in one statement, and reads the rows it
 	 * found in a second one, only when there are any: the claim of a batch whose keys are
-	 * mostly new, outside a transaction (where the dialect {@link #claimsAllAtOnce claims
-	 * all at once}).
+	 * most likely new, outside a transaction (where the dialect {@link #claimsAllAtOnce
+	 * claims all at once}).
 	 * @param records the new records, as {@link #insertOrReadAll} takes them
 	 * @return per record what the insert did, {@code null} where the row it found was gone
 	 * again when read

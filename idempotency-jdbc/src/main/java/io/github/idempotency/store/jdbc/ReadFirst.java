@@ -7,27 +7,28 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Whether a claim outside a transaction reads the record with a plain primary-key
  * {@code SELECT} before its claim statement: a duplicate is then answered by that read
- * alone (the cheapest statement there is), and a first delivery pays one round trip more.
- * A claim that does not read first inserts first: a first delivery is that insert alone,
- * and a claim that finds a record pays one round trip more, its read (on MariaDB one
- * statement answers both).
+ * alone (the cheapest statement there is), and a first delivery pays one round trip more
+ * (its insert: no row was there a moment ago).
  * <p>
  * {@link #ADAPTIVE} decides per workflow from the share of claims that found a record they
  * answered without writing (a duplicate, a failure, a mismatch, a live claim), as a moving
  * average over about the last 32 claims of that workflow: the read comes first while that
- * share is at least {@value Ratios#THRESHOLD_PERCENT} %. Either order costs the other kind
- * of claim one primary-key statement more, so the order that suits most of the claims
- * wins. A claim in the caller's transaction never reads first.
+ * share is at least {@value Ratios#READ_FIRST_PERCENT} %, where the round trip it adds to a
+ * first delivery costs less than the claim statement's write path saves on a duplicate.
+ * Below {@value Ratios#INSERT_FIRST_PERCENT} % a claim on PostgreSQL is a plain insert, the
+ * record read only when it exists: the server saves more on the first deliveries than the
+ * read costs the few duplicates. Between the two it is one statement whatever it finds
+ * (docs/benchmarks.md). A claim in the caller's transaction never reads first.
  */
 public enum ReadFirst {
 
-	/** Never: every claim inserts first, and reads the record when it exists. */
+	/** Never: every claim is its claim statement (one statement on PostgreSQL whatever it finds). */
 	NEVER,
 
 	/** Per workflow, while most of its recent claims were answered from an existing record. */
 	ADAPTIVE,
 
-	/** Always: every claim outside a transaction reads first. */
+	/** Always: every claim outside a transaction reads first, and inserts when it found no record. */
 	ALWAYS;
 
 	/**
@@ -36,11 +37,15 @@ public enum ReadFirst {
 	 */
 	static final class Ratios {
 
-		static final int THRESHOLD_PERCENT = 50;
+		static final int READ_FIRST_PERCENT = 70;
+
+		static final int INSERT_FIRST_PERCENT = 25;
 
 		private static final int ONE = 1 << 16;
 
-		private static final int THRESHOLD = ONE * THRESHOLD_PERCENT / 100;
+		private static final int READ_FIRST = ONE * READ_FIRST_PERCENT / 100;
+
+		private static final int INSERT_FIRST = ONE * INSERT_FIRST_PERCENT / 100;
 
 		private final Map<String, AtomicInteger> ratios = new ConcurrentHashMap<>();
 
@@ -49,7 +54,15 @@ public enum ReadFirst {
 				return mode == ALWAYS;
 			}
 			AtomicInteger ratio = this.ratios.get(workflow);
-			return ratio != null && ratio.get() >= THRESHOLD;
+			return ratio != null && ratio.get() >= READ_FIRST;
+		}
+
+		boolean insertsFirst(ReadFirst mode, String workflow) {
+			if (mode != ADAPTIVE) {
+				return false;
+			}
+			AtomicInteger ratio = this.ratios.get(workflow);
+			return ratio == null || ratio.get() < INSERT_FIRST;
 		}
 
 		void record(ReadFirst mode, String workflow, boolean answered) {

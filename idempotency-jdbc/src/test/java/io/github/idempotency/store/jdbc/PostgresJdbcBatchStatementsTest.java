@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * On PostgreSQL a batch is claimed in one statement (and one read of the rows it found,
- * while its workflow's claims are mostly new) and completed in one, whatever its size, and
+ * while its workflow's claims are nearly all new) and completed in one, whatever its size, and
  * a batch of {@code void} items in the caller's transaction costs one statement in all —
  * counting the statements sent, in a table of its own.
  */
@@ -90,12 +90,12 @@ class PostgresJdbcBatchStatementsTest {
 	}
 
 	@Test
-	void aBatchThatFindsRecordsIsTheInsertAndOneReadUntilItsWorkflowReadsFirstThenOneStatement() {
+	void aBatchThatFindsRecordsIsTheInsertAndAReadWhileItsWorkflowsClaimsAreNewThenOneStatement() {
 		List<ClaimResult> first = claimAll("done", "running");
 		this.store.completeAll(List.of(first.get(0).acquiredHandle()), Collections.singletonList(null));
 		List<ClaimResult> claims = new ArrayList<>();
 		assertThat(this.dataSource.during(() -> claims.addAll(claimAll("new", "done", "running"))))
-			.as("claims mostly new so far: the insert, then one read of the rows it found").isEqualTo(2);
+			.as("claims nearly all new so far: the insert, then one read of the rows it found").isEqualTo(2);
 		assertThat(claims).extracting(ClaimResult::outcome)
 			.containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE, ClaimOutcome.IN_PROGRESS);
 		for (int i = 0; i < 12; i++) {
@@ -104,7 +104,7 @@ class PostgresJdbcBatchStatementsTest {
 		}
 		claims.clear();
 		assertThat(this.dataSource.during(() -> claims.addAll(claimAll("newer", "done", "running"))))
-			.as("claims mostly answered now: one statement reads what exists and inserts the rest").isOne();
+			.as("half of the claims answered now: one statement reads what exists and inserts the rest").isOne();
 		assertThat(claims).extracting(ClaimResult::outcome)
 			.containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE, ClaimOutcome.IN_PROGRESS);
 	}

@@ -23,9 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * On PostgreSQL, counting the statements sent, in a table of its own: outside a
- * transaction a claim that does not read first (a workflow whose claims are mostly new) is
- * a plain insert, and a claim that finds a record reads it next; inside the caller's
- * transaction a claim is one statement whatever it finds.
+ * transaction a claim of a workflow whose claims are nearly all new is a plain insert, and
+ * one that finds a record reads it next; otherwise (and inside the caller's transaction) a
+ * claim is one statement whatever it finds.
  */
 class PostgresJdbcClaimStatementsTest {
 
@@ -67,6 +67,18 @@ class PostgresJdbcClaimStatementsTest {
 		assertThat(this.dataSource.during(() -> conflict[0] = claim("running", "owner-2"))).isEqualTo(2);
 		assertThat(conflict[0].outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
 		assertThat(conflict[0].record().owner()).isEqualTo("owner-1");
+	}
+
+	@Test
+	void aClaimThatNeverReadsFirstIsOneStatementWhateverItFinds() {
+		this.store.setReadFirst(ReadFirst.NEVER);
+		assertThat(this.dataSource.during(() -> claim("never", "owner-1").acquiredHandle().complete("1"))).isEqualTo(2);
+		ClaimResult[] duplicate = new ClaimResult[1];
+		assertThat(this.dataSource.during(() -> duplicate[0] = claim("never", "owner-2"))).isOne();
+		assertThat(duplicate[0].outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
+		claim("never-running", "owner-1");
+		assertThat(this.dataSource.during(() -> claim("never-running", "owner-2").outcome()))
+			.isOne();
 	}
 
 	@ParameterizedTest

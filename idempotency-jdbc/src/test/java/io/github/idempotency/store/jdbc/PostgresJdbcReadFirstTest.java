@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A claim that reads first, counting the statements sent: a duplicate is one plain
  * {@code SELECT}, a first delivery that {@code SELECT} and the insert; one that inserts
  * first is the insert alone for a first delivery, and the insert and a read for a
- * duplicate; what
+ * duplicate; the one-statement claim is one statement for both; what
  * {@link ReadFirst#ADAPTIVE} chooses follows the share of duplicates of each workflow;
  * the caller's transaction never reads first; an expired lease still goes to the atomic
  * claim statement.
@@ -91,6 +91,21 @@ class PostgresJdbcReadFirstTest {
 		}
 		assertThat(this.dataSource.during(() -> claim(duplicates, "newer", "owner-newer")))
 			.as("once its claims are mostly new again, it stops reading first").isOne();
+	}
+
+	@Test
+	void adaptiveClaimsAWorkflowOfMixedDeliveriesInOneStatementWhateverItFinds() {
+		this.store.setReadFirst(ReadFirst.ADAPTIVE);
+		String mixed = this.workflow + "-mixed";
+		claim(mixed, "done", "owner-0").acquiredHandle().complete("1");
+		for (int i = 0; i < 64; i++) {
+			claim(mixed, "new-" + i, "owner-" + i);
+			assertThat(claim(mixed, "done", "owner-" + i).outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
+		}
+		assertThat(this.dataSource.during(() -> claim(mixed, "done", "owner-dup")))
+			.as("half of its claims answered: a duplicate is one statement").isOne();
+		assertThat(this.dataSource.during(() -> claim(mixed, "newer", "owner-newer")))
+			.as("and so is a first delivery").isOne();
 	}
 
 	@Test
