@@ -114,8 +114,8 @@ final class JdbcBatchSteps {
 		String workflow = requests.get(positions.get(0)).id().workflow();
 		@Nullable Insertion[] found;
 		try {
-			found = (!inTransaction && this.store.insertsFirst(workflow)) ? this.table.insertFirstAll(claimed)
-					: this.table.insertOrReadAll(claimed, inTransaction);
+			found = this.table.insertOrReadAll(claimed, inTransaction,
+					!inTransaction && this.store.insertsFirst(workflow));
 		}
 		catch (DataAccessException ex) {
 			boolean lockFailure = this.store.isLockFailure(ex) || ex instanceof ConcurrencyFailureException;

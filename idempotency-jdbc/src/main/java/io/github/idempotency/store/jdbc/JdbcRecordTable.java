@@ -291,15 +291,22 @@ final class JdbcRecordTable {
 	}
 
 	/**
-	 * Inserts each record unless its row exists, and reads the rows it found, in one
-	 * statement (see {@link JdbcDialect#claimAll}).
+	 * Inserts each record unless its row exists, and reads the rows it found: in one
+	 * statement (see {@link JdbcDialect#claimAll}), or, outside a transaction for keys
+	 * most likely new where the dialect has {@link JdbcDialect#insertAllFirst}, in one
+	 * insert followed by one read of the rows it found, only when it found any.
 	 * @param records the new records, no id twice, all {@code IN_PROGRESS} or all
 	 * {@code COMPLETED}, attempt 1, created at the same time
 	 * @param inTransaction whether the statement runs in the caller's transaction
+	 * @param likelyNew whether the keys are most likely new, as for {@link #insertOrRead}
 	 * @return per record what the insert did, {@code null} where it found a row its
-	 * snapshot does not show
+	 * snapshot does not show, or one that was gone again when read
 	 */
-	@Nullable Insertion[] insertOrReadAll(List<IdempotencyRecord> records, boolean inTransaction) {
+	@Nullable Insertion[] insertOrReadAll(List<IdempotencyRecord> records, boolean inTransaction,
+			boolean likelyNew) {
+		if (likelyNew && !inTransaction && this.insertAllFirst != null && this.readAllOf != null) {
+			return insertFirstAll(records, this.insertAllFirst, this.readAllOf);
+		}
 		String claims = inTransaction ? this.claimAllInTransaction : this.claimAll;
 		Assert.state(claims != null, "No batch claim on " + this.dialect);
 		Insertion[] found = new Insertion[records.size()];
@@ -320,16 +327,10 @@ final class JdbcRecordTable {
 	}
 
 	/**
-	 * Inserts each record unless its row exists, in one statement, and reads the rows it
-	 * found in a second one, only when there are any: the claim of a batch whose keys are
-	 * most likely new, outside a transaction (where the dialect {@link #claimsAllAtOnce
-	 * claims all at once}).
-	 * @param records the new records, as {@link #insertOrReadAll} takes them
-	 * @return per record what the insert did, {@code null} where the row it found was gone
-	 * again when read
+	 * The insert-first form of {@link #insertOrReadAll}: the insert, then a read of the
+	 * rows it found in a statement of its own, only when there are any.
 	 */
-	@Nullable Insertion[] insertFirstAll(List<IdempotencyRecord> records) {
-		Assert.state(this.insertAllFirst != null && this.readAllOf != null, "No batch insert on " + this.dialect);
+	private @Nullable Insertion[] insertFirstAll(List<IdempotencyRecord> records, String insert, String read) {
 		int size = records.size();
 		Map<RecordId, Integer> positions = new HashMap<>(size * 2);
 		for (int i = 0; i < size; i++) {
@@ -338,7 +339,7 @@ final class JdbcRecordTable {
 		Insertion[] found = new Insertion[size];
 		ClaimArrays arrays = new ClaimArrays(records);
 		int[] inserted = new int[1];
-		arrays.bind(this.jdbc.sql(this.insertAllFirst))
+		arrays.bind(this.jdbc.sql(insert))
 			.param("status", records.get(0).status().name())
 			.param("now", records.get(0).createdAt().toEpochMilli())
 			.query((rs) -> {
@@ -357,7 +358,7 @@ final class JdbcRecordTable {
 			}
 		}
 		// a statement of its own: it reads the rows committed by now, also those the insert waited for
-		this.jdbc.sql(this.readAllOf)
+		this.jdbc.sql(read)
 			.param("workflows", new SqlArrayValue("text", (Object[]) workflows))
 			.param("keys", new SqlArrayValue("text", (Object[]) keys))
 			.query((rs) -> {
