@@ -19,7 +19,9 @@ import org.openjdk.jmh.annotations.State;
 
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.jdbc.support.SqlArrayValue;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -38,6 +40,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * {@code INSERT ... SELECT ... FROM unnest ON CONFLICT DO NOTHING RETURNING}, then one
  * {@code UPDATE ... FROM unnest} (first: 2 statements, 2 commits); a duplicate batch: the
  * insert inserts nothing, then one {@code SELECT ... = ANY} reads the stored results.</li>
+ * <li>{@code bareOnStarterTable*}: the same by hand in the starter's own table (see
+ * {@link BareOnStarterTable}): what the record's width costs, apart from the protocol.</li>
  * <li>{@code *InTransaction*}: the same inside one transaction per batch (a
  * {@code TransactionTemplate}): the starter's claims and completion join it, the bare
  * protocol's two statements run in it, one commit.</li>
@@ -57,6 +61,11 @@ public class JdbcBatchBenchmark {
 
 	/** The rows of another workflow each table holds while measured. */
 	static final int FILLER_ROWS = 100_000;
+
+	/** The filler rows of the starter's table (see {@link #fill}). */
+	static final String STARTER_FILLER = "INSERT INTO idempotency_record (workflow, idempotency_key, status, owner, "
+			+ "attempt, lease_until, response, created_at, updated_at, expires_at) SELECT 'filler', 'filler-' || k, "
+			+ "'COMPLETED', 'filler', 1, 0, '{}', 0, 0, " + Long.MAX_VALUE + " FROM generate_series(1, ?) k";
 
 	@Benchmark
 	public List<Receipt> starterFirst(Starter state, BatchSize size, Keys keys) {
@@ -110,6 +119,16 @@ public class JdbcBatchBenchmark {
 			throw new IllegalStateException("Not a duplicate: " + batch.get(0));
 		}
 		return state.responses(batch);
+	}
+
+	@Benchmark
+	public List<Receipt> bareOnStarterTableFirst(BareOnStarterTable state, BatchSize size, Keys keys) {
+		return bareFirst(state, size, keys);
+	}
+
+	@Benchmark
+	public List<Receipt> bareOnStarterTableDuplicate(BareOnStarterTable state, BatchSize size) {
+		return bareDuplicate(state, size);
 	}
 
 	@Benchmark
@@ -263,11 +282,7 @@ public class JdbcBatchBenchmark {
 			for (List<String> keys : this.duplicates.all(100)) {
 				charge(keys);
 			}
-			fill(JdbcClient.create(this.context.getBean(DataSource.class)), "idempotency_record",
-					"INSERT INTO idempotency_record (workflow, idempotency_key, status, owner, attempt, lease_until, "
-							+ "response, created_at, updated_at, expires_at) SELECT 'filler', 'filler-' || k, "
-							+ "'COMPLETED', 'filler', 1, 0, '{}', 0, 0, " + Long.MAX_VALUE
-							+ " FROM generate_series(1, ?) k");
+			fill(JdbcClient.create(this.context.getBean(DataSource.class)), BareOnStarterTable.TABLE, STARTER_FILLER);
 		}
 
 		List<Receipt> charge(List<String> keys) {
@@ -297,12 +312,11 @@ public class JdbcBatchBenchmark {
 				+ " FROM unnest(?, ?) AS u(idempotency_key, response) WHERE t.workflow = ?"
 				+ " AND t.idempotency_key = u.idempotency_key AND t.owner = ? AND t.status = 'IN_PROGRESS'";
 
-		private static final String READ = "SELECT status, response FROM " + BarePostgres.TABLE
-				+ " WHERE workflow = ? AND idempotency_key = ANY(?)";
-
 		final BatchDuplicates duplicates = new BatchDuplicates();
 
 		ServersState servers;
+
+		private String read;
 
 		@Setup(Level.Trial)
 		public void start(ServersState servers) {
@@ -320,17 +334,31 @@ public class JdbcBatchBenchmark {
 						expires_at TIMESTAMP WITH TIME ZONE NOT NULL,
 						PRIMARY KEY (workflow, idempotency_key)
 					)""").update();
-			servers.jdbc.sql("DELETE FROM " + BarePostgres.TABLE + " WHERE workflow = ?").param(WORKFLOW).update();
-			for (List<String> keys : this.duplicates.all(100)) {
-				claim(keys, "setup");
-				String[] responses = keys.stream()
-					.map((key) -> servers.writer.writeValueAsString(Receipt.of(key)))
-					.toArray(String[]::new);
-				complete(keys, "setup", responses);
-			}
+			finishDuplicates();
 			fill(servers.jdbc, BarePostgres.TABLE, "INSERT INTO " + BarePostgres.TABLE
 					+ " (workflow, idempotency_key, status, owner, response, lease_until, expires_at) SELECT 'filler', "
 					+ "'filler-' || k, 'COMPLETED', 'filler', '{}', now(), 'infinity' FROM generate_series(1, ?) k");
+		}
+
+		/** Deletes the rows of an earlier run, then claims and completes the duplicates. */
+		final void finishDuplicates() {
+			this.read = "SELECT status, response FROM " + table() + " WHERE workflow = ? AND idempotency_key = ANY(?)";
+			this.servers.jdbc.sql("DELETE FROM " + table() + " WHERE workflow = ?").param(workflow()).update();
+			for (List<String> keys : this.duplicates.all(100)) {
+				claim(keys, "setup");
+				String[] responses = keys.stream()
+					.map((key) -> this.servers.writer.writeValueAsString(Receipt.of(key)))
+					.toArray(String[]::new);
+				complete(keys, "setup", responses);
+			}
+		}
+
+		String table() {
+			return BarePostgres.TABLE;
+		}
+
+		String workflow() {
+			return WORKFLOW;
 		}
 
 		int claim(List<String> keys, String owner) {
@@ -351,8 +379,8 @@ public class JdbcBatchBenchmark {
 		}
 
 		List<Receipt> responses(List<String> keys) {
-			return this.servers.jdbc.sql(READ)
-				.params(WORKFLOW, new SqlArrayValue("text", keys.toArray()))
+			return this.servers.jdbc.sql(this.read)
+				.params(workflow(), new SqlArrayValue("text", keys.toArray()))
 				.query((rs, row) -> {
 					if (!"COMPLETED".equals(rs.getString(1))) {
 						throw new IllegalStateException("Not finished");
@@ -360,6 +388,75 @@ public class JdbcBatchBenchmark {
 					return this.servers.reader.<Receipt>readValue(rs.getString(2));
 				})
 				.list();
+		}
+
+	}
+
+	/**
+	 * The same protocol by hand in the starter's own table ({@code idempotency_record}, its
+	 * 14 columns and two indexes, the {@link #FILLER_ROWS} filler rows included), under a
+	 * workflow of its own, writing what the starter's batch writes: the claim with its
+	 * attempt, times and {@code expires_at} (the lease's end plus the retention, which the
+	 * completion leaves as it is, as the starter's does when a run ends within its lease),
+	 * the completion with its status, response and {@code updated_at}. It tells the cost
+	 * of the record's width from the cost of the starter's protocol.
+	 */
+	@State(Scope.Benchmark)
+	public static class BareOnStarterTable extends Bare {
+
+		static final String TABLE = "idempotency_record";
+
+		static final String WORKFLOW_OF_BARE = WORKFLOW + "-bare";
+
+		private static final String CLAIM = "INSERT INTO " + TABLE
+				+ " (workflow, idempotency_key, status, owner, attempt, lease_until, created_at, updated_at, expires_at)"
+				+ " SELECT ?, k, 'IN_PROGRESS', ?, 1, ?, ?, ?, ? FROM unnest(?) AS k ON CONFLICT DO NOTHING"
+				+ " RETURNING idempotency_key";
+
+		private static final String COMPLETE = "UPDATE " + TABLE
+				+ " t SET status = 'COMPLETED', response = u.response, updated_at = ?"
+				+ " FROM unnest(?, ?) AS u(idempotency_key, response) WHERE t.workflow = ?"
+				+ " AND t.idempotency_key = u.idempotency_key AND t.owner = ? AND t.status = 'IN_PROGRESS'";
+
+		@Override
+		@Setup(Level.Trial)
+		public void start(ServersState servers) {
+			this.servers = servers;
+			// the starter's schema, as its auto-configuration creates it
+			new ResourceDatabasePopulator(new ClassPathResource("io/github/idempotency/store/jdbc/schema-postgresql.sql"))
+				.execute(servers.dataSource);
+			finishDuplicates();
+			fill(servers.jdbc, TABLE, STARTER_FILLER);
+		}
+
+		@Override
+		String table() {
+			return TABLE;
+		}
+
+		@Override
+		String workflow() {
+			return WORKFLOW_OF_BARE;
+		}
+
+		@Override
+		int claim(List<String> keys, String owner) {
+			long now = System.currentTimeMillis();
+			long leaseUntil = now + BarePostgres.LEASE.toMillis();
+			return this.servers.jdbc.sql(CLAIM)
+				.params(WORKFLOW_OF_BARE, owner, leaseUntil, now, now, leaseUntil + RETENTION.toMillis(),
+						new SqlArrayValue("text", keys.toArray()))
+				.query((rs, row) -> rs.getString(1))
+				.list()
+				.size();
+		}
+
+		@Override
+		int complete(List<String> keys, String owner, String[] responses) {
+			return this.servers.jdbc.sql(COMPLETE)
+				.params(System.currentTimeMillis(), new SqlArrayValue("text", keys.toArray()),
+						new SqlArrayValue("text", (Object[]) responses), WORKFLOW_OF_BARE, owner)
+				.update();
 		}
 
 	}

@@ -172,6 +172,8 @@ class BenchmarksTest {
 		starter.start();
 		JdbcBatchBenchmark.Bare bare = new JdbcBatchBenchmark.Bare();
 		bare.start(servers);
+		JdbcBatchBenchmark.BareOnStarterTable bareOnStarterTable = new JdbcBatchBenchmark.BareOnStarterTable();
+		bareOnStarterTable.start(servers);
 		JdbcBenchmark.SpringIntegration integration = new JdbcBenchmark.SpringIntegration();
 		integration.start(servers);
 		JdbcBenchmark.Camel camel = new JdbcBenchmark.Camel();
@@ -187,6 +189,9 @@ class BenchmarksTest {
 			assertThat(benchmark.bareInTransactionFirst(bare, size, new Keys())).hasSize(10);
 			assertThat(benchmark.bareFirst(bare, size, new Keys())).hasSize(10);
 			assertThat(benchmark.bareDuplicate(bare, size)).hasSize(10)
+				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
+			assertThat(benchmark.bareOnStarterTableFirst(bareOnStarterTable, size, new Keys())).hasSize(10);
+			assertThat(benchmark.bareOnStarterTableDuplicate(bareOnStarterTable, size)).hasSize(10)
 				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
 			assertThat(benchmark.springIntegrationFirst(integration, size, new Keys())).isEqualTo(10);
 			assertThat(benchmark.springIntegrationDuplicate(integration, size, new DuplicateKeys())).isZero();
