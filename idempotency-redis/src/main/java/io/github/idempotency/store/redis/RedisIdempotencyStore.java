@@ -12,9 +12,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.stream.IntStream;
 
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.api.async.BaseRedisAsyncCommands;
@@ -117,6 +120,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
 	private static final SlotGroupedScript CLAIM_NEW_ALL = new SlotGroupedScript(plainScript("claim_new.lua"));
 
+	private static final SlotGroupedScript READ_ALL = new SlotGroupedScript(plainScript("read.lua"));
+
+	private static final Consumer<RedisConnection> NOTHING_AFTERWARDS = (connection) -> {
+	};
+
 	private static final SlotGroupedScript FINISH_ALL = new SlotGroupedScript(FINISH);
 
 	private static final RedisScript<Long> RELEASE = script("release.lua", Long.class);
@@ -166,6 +174,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 * conditional write go to {@code claim.lua}: a test's way into that window.
 	 */
 	@Nullable Runnable beforeClaimScript;
+
+	/**
+	 * Runs after a batch's read and before its {@code SET NX GET} step: a test's way into
+	 * that window.
+	 */
+	@Nullable Runnable beforeClaimNew;
+
+	/** The workflows whose latest batch was answered from records for the most part. */
+	private final Map<String, Boolean> readsFirst = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates a store on the application's connection factory.
@@ -243,6 +260,41 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return ClaimResult.of(outcome, existing);
 	}
 
+	/**
+	 * Answers the keys whose record the read found and decided (a duplicate, a failure, a
+	 * mismatch, a live claim); a record that needs a conditional write goes to the claim
+	 * script, as after {@code SET NX GET}.
+	 * @return the positions of the keys the read found no record of, in order: they are
+	 * claimed with {@code SET NX GET}, which answers a record written since the read
+	 */
+	private static int[] answer(List<ClaimRequest> requests, SlotGroupedScript.Replies found, Instant at,
+			@Nullable ClaimResult[] results, List<Integer> byScript) {
+		int[] unread = new int[requests.size()];
+		int count = 0;
+		for (int i = 0; i < unread.length; i++) {
+			if (found.replies[i] instanceof byte[] value) {
+				decide(requests.get(i), value, at, i, results, byScript);
+			}
+			else {
+				unread[count++] = i;
+			}
+		}
+		return Arrays.copyOf(unread, count);
+	}
+
+	private static void decide(ClaimRequest request, byte[] value, Instant at, int position,
+			@Nullable ClaimResult[] results, List<Integer> byScript) {
+		IdempotencyRecord existing = CompactRecord.decode(request.id(), value);
+		ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), at);
+		if (outcome == ClaimOutcome.ACQUIRED) {
+			// over, or a lease that ran out: only a script may replace it, atomically
+			byScript.add(position);
+		}
+		else {
+			results[position] = ClaimResult.of(outcome, existing);
+		}
+	}
+
 	private ClaimResult claimByScript(ClaimRequest request, long now) {
 		List<Object> args = new ArrayList<>(5);
 		args.add(String.valueOf(now));
@@ -262,6 +314,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 * again atomically. A key named twice is written by its first {@code SET} only (one
 	 * slot, one call, in order): the second answers the first's live claim. When a call
 	 * fails, the claims the others acquired are released before its failure is thrown.
+	 * <p>
+	 * When more than half of the workflow's previous batch was answered from records, a
+	 * read ({@code read.lua}) comes first: a key whose record it finds is decided from that
+	 * record as above, and only the others go to {@code claim_new.lua}, whose
+	 * {@code SET NX GET} answers a record written since the read. A redelivered batch of
+	 * duplicates then costs one read and writes nothing; a batch of new keys after it pays
+	 * that read once, and the batch after it no longer reads.
 	 */
 	@Override
 	public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
@@ -280,69 +339,92 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		}
 		else {
 			Instant at = Instant.ofEpochMilli(now);
-			List<IdempotencyRecord> fresh = new ArrayList<>(size);
-			List<byte[]> ownerTokens = new ArrayList<>(size);
-			List<SlotGroupedScript.Call> calls = new ArrayList<>(size);
-			for (ClaimRequest request : requests) {
-				IdempotencyRecord record = ClaimRules.claimed(null, request, at);
-				byte[] ownerToken = CompactRecord.token(request.owner());
-				fresh.add(record);
-				ownerTokens.add(ownerToken);
-				calls.add(new SlotGroupedScript.Call(bytes(key(request.id())), CompactRecord.encode(record, ownerToken),
-						number(request.leaseTtl().toMillis() + request.retention().toMillis())));
-			}
-			SlotGroupedScript.Replies replies = CLAIM_NEW_ALL.run(this.connectionFactory, List.of(), calls,
-					this.batchTimeout, (connection) -> {
-					});
-			if (replies == null) {
-				return IdempotencyStore.super.claimAll(requests);
-			}
-			failure = replies.failure();
-			for (int i = 0; i < size; i++) {
-				Object reply = replies.replies[i];
-				ClaimRequest request = requests.get(i);
-				try {
-					if (reply == null) {
-						// its call failed: the failure above
-						continue;
-					}
-					if (reply instanceof Long) {
-						SlotGroupedScript.Call call = calls.get(i);
-						byte[] written = call.arguments()[0];
-						results[i] = ClaimResult.acquired(fresh.get(i),
-								new RedisClaim(request, fresh.get(i), written, call.key(), ownerTokens.get(i)));
-					}
-					else if (reply instanceof byte[] found) {
-						IdempotencyRecord existing = CompactRecord.decode(request.id(), found);
-						ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), at);
-						if (outcome == ClaimOutcome.ACQUIRED) {
-							// over, or a lease that ran out: only a script may replace it, atomically
-							byScript.add(i);
-						}
-						else {
-							results[i] = ClaimResult.of(outcome, existing);
-						}
-					}
-					else {
-						String error = text(((List<?>) reply).get(0));
-						if (error.startsWith("WRONGTYPE")) {
-							// a record of layout 0: the claim script reads it
-							byScript.add(i);
-						}
-						else if (error.startsWith("ERR syntax error")) {
-							noSetWithNxAndGet();
-							byScript.add(i);
-						}
-						else {
-							throw new RedisSystemException("Redis refused the claim of " + request.id()
-									+ ": " + error, null);
-						}
-					}
+			String workflow = requests.get(0).id().workflow();
+			int[] unread = IntStream.range(0, size).toArray();
+			if (this.readsFirst.getOrDefault(workflow, false)) {
+				List<SlotGroupedScript.Call> reads = new ArrayList<>(size);
+				for (ClaimRequest request : requests) {
+					reads.add(new SlotGroupedScript.Call(bytes(key(request.id()))));
 				}
-				catch (RuntimeException ex) {
-					failure = failed(failure, ex);
+				SlotGroupedScript.Replies found = READ_ALL.run(this.connectionFactory, List.of(), reads,
+						this.batchTimeout, NOTHING_AFTERWARDS);
+				if (found == null) {
+					return IdempotencyStore.super.claimAll(requests);
+				}
+				RuntimeException unreadable = found.failure();
+				if (unreadable != null) {
+					// nothing claimed yet
+					throw unreadable;
+				}
+				unread = answer(requests, found, at, results, byScript);
+				if (this.beforeClaimNew != null) {
+					this.beforeClaimNew.run();
 				}
 			}
+			if (unread.length > 0) {
+				List<IdempotencyRecord> fresh = new ArrayList<>(unread.length);
+				List<byte[]> ownerTokens = new ArrayList<>(unread.length);
+				List<SlotGroupedScript.Call> calls = new ArrayList<>(unread.length);
+				for (int i : unread) {
+					ClaimRequest request = requests.get(i);
+					IdempotencyRecord record = ClaimRules.claimed(null, request, at);
+					byte[] ownerToken = CompactRecord.token(request.owner());
+					fresh.add(record);
+					ownerTokens.add(ownerToken);
+					calls.add(new SlotGroupedScript.Call(bytes(key(request.id())),
+							CompactRecord.encode(record, ownerToken),
+							number(request.leaseTtl().toMillis() + request.retention().toMillis())));
+				}
+				SlotGroupedScript.Replies replies = CLAIM_NEW_ALL.run(this.connectionFactory, List.of(), calls,
+						this.batchTimeout, NOTHING_AFTERWARDS);
+				if (replies == null) {
+					return IdempotencyStore.super.claimAll(requests);
+				}
+				failure = replies.failure();
+				for (int j = 0; j < unread.length; j++) {
+					int i = unread[j];
+					Object reply = replies.replies[j];
+					ClaimRequest request = requests.get(i);
+					try {
+						if (reply == null) {
+							// its call failed: the failure above
+							continue;
+						}
+						if (reply instanceof Long) {
+							SlotGroupedScript.Call call = calls.get(j);
+							byte[] written = call.arguments()[0];
+							results[i] = ClaimResult.acquired(fresh.get(j),
+									new RedisClaim(request, fresh.get(j), written, call.key(), ownerTokens.get(j)));
+						}
+						else if (reply instanceof byte[] value) {
+							decide(request, value, at, i, results, byScript);
+						}
+						else {
+							String error = text(((List<?>) reply).get(0));
+							if (error.startsWith("WRONGTYPE")) {
+								// a record of layout 0: the claim script reads it
+								byScript.add(i);
+							}
+							else if (error.startsWith("ERR syntax error")) {
+								noSetWithNxAndGet();
+								byScript.add(i);
+							}
+							else {
+								throw new RedisSystemException("Redis refused the claim of " + request.id()
+										+ ": " + error, null);
+							}
+						}
+					}
+					catch (RuntimeException ex) {
+						failure = failed(failure, ex);
+					}
+				}
+			}
+			int answered = 0;
+			for (ClaimResult result : results) {
+				answered += (result != null && result.outcome() != ClaimOutcome.ACQUIRED) ? 1 : 0;
+			}
+			this.readsFirst.put(workflow, 2 * answered > size);
 		}
 		if (failure == null && !byScript.isEmpty()) {
 			if (this.beforeClaimScript != null) {

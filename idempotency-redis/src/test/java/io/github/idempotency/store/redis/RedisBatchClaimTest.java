@@ -81,6 +81,58 @@ class RedisBatchClaimTest {
 	}
 
 	@Test
+	void aKeyClaimedAndCompletedBetweenABatchsReadAndItsClaimIsAnsweredNotClaimedAgain() {
+		ReadingFirst.after(this.store, this.workflow);
+		ClaimResult[] single = new ClaimResult[1];
+		int[] windows = new int[1];
+		// the batch's read found no record of "late"; another consumer claims and completes it
+		// before the batch's SET NX GET, which must answer that record
+		this.store.beforeClaimNew = () -> {
+			windows[0]++;
+			single[0] = claim("late", "single-owner");
+			assertThat(single[0].acquiredHandle().complete("\"single\"")).isTrue();
+		};
+		List<ClaimResult> batch = this.store.claimAll(List.of(request("new", "batch-new"), request("late", "batch-late")));
+		assertThat(windows[0]).as("the batch read first").isEqualTo(1);
+		assertThat(batch).extracting(ClaimResult::outcome).containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE);
+		assertThat(batch.get(1).record().owner()).isEqualTo("single-owner");
+		assertThat(batch.get(1).record().response()).isEqualTo("\"single\"");
+		assertThat(this.store.find(id("late")).orElseThrow()).satisfies((stored) -> {
+			assertThat(stored.status()).isEqualTo(RecordStatus.COMPLETED);
+			assertThat(stored.response()).isEqualTo("\"single\"");
+		});
+		assertThat(batch.get(0).acquiredHandle().complete("\"new\"")).isTrue();
+	}
+
+	@Test
+	void aBatchThatReadsFirstAnswersWhatItFoundAndTakesOverOnlyAnExpiredLease() {
+		ClaimHandle done = claim("done", "done-owner").acquiredHandle();
+		assertThat(done.complete("\"done\"")).isTrue();
+		ClaimHandle crashed = claim("crashed", "crashed-owner").acquiredHandle();
+		this.clock.advance(LEASE.plusSeconds(1));
+		ClaimResult running = claim("running-now", "running-now-owner");
+		ReadingFirst.after(this.store, this.workflow);
+		int[] windows = new int[1];
+		this.store.beforeClaimNew = () -> windows[0]++;
+		List<ClaimResult> batch = this.store.claimAll(List.of(request("done", "batch-done"),
+				request("running-now", "batch-running"), request("crashed", "batch-crashed"),
+				request("new", "batch-new")));
+		assertThat(windows[0]).as("the batch read first").isEqualTo(1);
+		assertThat(batch).extracting(ClaimResult::outcome)
+			.containsExactly(ClaimOutcome.DUPLICATE, ClaimOutcome.IN_PROGRESS, ClaimOutcome.ACQUIRED,
+					ClaimOutcome.ACQUIRED);
+		assertThat(batch.get(0).record().response()).isEqualTo("\"done\"");
+		assertThat(batch.get(1).record().owner()).isEqualTo(running.record().owner());
+		assertThat(batch.get(2).isTakeover()).isTrue();
+		assertThat(batch.get(2).record().attempt()).isEqualTo(2);
+		assertThat(batch.get(3).isTakeover()).isFalse();
+		assertThat(crashed.complete("\"late\"")).isFalse();
+		assertThat(this.store.completeAll(List.of(batch.get(2).acquiredHandle(), batch.get(3).acquiredHandle()),
+				List.of("\"crashed\"", "\"new\"")))
+			.containsExactly(true, true);
+	}
+
+	@Test
 	void aSingleClaimOnAKeyTheBatchJustClaimedIsInProgress() {
 		List<ClaimResult> batch = this.store.claimAll(List.of(request("a", "batch-a"), request("b", "batch-b")));
 		assertThat(batch).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.ACQUIRED);

@@ -47,6 +47,8 @@ class RedisBatchScriptCallsTest {
 
 	private static final Pattern SET_CALLS = Pattern.compile("cmdstat_set:calls=(\\d+)");
 
+	private static final Pattern MGET_CALLS = Pattern.compile("cmdstat_mget:calls=(\\d+)");
+
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
 	private static final Duration RETENTION = Duration.ofHours(1);
@@ -76,6 +78,14 @@ class RedisBatchScriptCallsTest {
 				assertThat(store.claimAll(requests(keys("k", 100)))).extracting(ClaimResult::outcome)
 					.containsOnly(ClaimOutcome.DUPLICATE);
 				assertThat(calls(nodes, EVALSHA_CALLS) - before).isEqualTo(3);
+				assertThat(calls(nodes, SET_CALLS) - setsBefore).isEqualTo(200 + 100);
+				// the workflow's latest batch was all duplicates: the next one reads first, one
+				// call of read.lua (MGET), and with every key answered writes nothing
+				long mgets = calls(nodes, MGET_CALLS);
+				assertThat(store.claimAll(requests(keys("k", 100)))).extracting(ClaimResult::outcome)
+					.containsOnly(ClaimOutcome.DUPLICATE);
+				assertThat(calls(nodes, EVALSHA_CALLS) - before).isEqualTo(4);
+				assertThat(calls(nodes, MGET_CALLS) - mgets).isEqualTo(1);
 				assertThat(calls(nodes, SET_CALLS) - setsBefore).isEqualTo(200 + 100);
 				// two leases run out: those two keys, and only they, go on to one call of claim.lua
 				store.claimAll(requests(List.of("short-1", "short-2"), Duration.ofSeconds(1)));
@@ -139,6 +149,15 @@ class RedisBatchScriptCallsTest {
 			List<ClaimHandle> handles = claimed.stream().map(ClaimResult::acquiredHandle).toList();
 			assertThat(store.completeAll(handles, Collections.nCopies(handles.size(), "\"done\""))).containsOnly(true);
 			assertThat(calls(nodes, EVALSHA_CALLS) - before).isEqualTo(2L * slots.size());
+			// delivered again twice: the second reads first, one call of read.lua per slot
+			assertThat(store.claimAll(requests(keys))).extracting(ClaimResult::outcome)
+				.containsOnly(ClaimOutcome.DUPLICATE);
+			long reads = calls(nodes, EVALSHA_CALLS);
+			long mgets = calls(nodes, MGET_CALLS);
+			assertThat(store.claimAll(requests(keys))).extracting(ClaimResult::outcome)
+				.containsOnly(ClaimOutcome.DUPLICATE);
+			assertThat(calls(nodes, EVALSHA_CALLS) - reads).isEqualTo(slots.size());
+			assertThat(calls(nodes, MGET_CALLS) - mgets).isEqualTo(slots.size());
 			// leases that ran out on keys of several slots: one call of claim.lua per slot of them
 			List<String> short_ = List.of("same}short-1", "same}short-2", "short-a", "short-b", "short-c");
 			store.claimAll(requests(short_, Duration.ofSeconds(1)));
