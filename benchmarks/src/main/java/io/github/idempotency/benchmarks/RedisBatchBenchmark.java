@@ -25,6 +25,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.core.Cursor;
+import org.springframework.data.redis.core.ScanOptions;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.integration.redis.metadata.RedisMetadataStore;
 import org.springframework.integration.selector.MetadataStoreSelector;
@@ -220,6 +223,28 @@ public class RedisBatchBenchmark {
 	}
 
 	/**
+	 * Deletes the keys an earlier trial left ({@code pattern}), so that every trial starts
+	 * on the same keyspace: otherwise the first deliveries of earlier trials (100 keys a
+	 * batch, kept two minutes) grow it and then expire on the server's core while this one
+	 * runs, and a trial's score depends on what ran before it.
+	 */
+	static void clear(StringRedisTemplate redis, String pattern) {
+		List<String> keys = new ArrayList<>(1000);
+		try (Cursor<String> cursor = redis.scan(ScanOptions.scanOptions().match(pattern).count(10_000).build())) {
+			while (cursor.hasNext()) {
+				keys.add(cursor.next());
+				if (keys.size() == 1000) {
+					redis.unlink(keys);
+					keys.clear();
+				}
+			}
+		}
+		if (!keys.isEmpty()) {
+			redis.unlink(keys);
+		}
+	}
+
+	/**
 	 * The batch size, and the keys of its batches: fresh ones for first deliveries, and
 	 * {@link #DUPLICATES} keys finished before the measurement, taken a batch at a time.
 	 */
@@ -285,6 +310,8 @@ public class RedisBatchBenchmark {
 		public void start() {
 			super.start();
 			this.template = this.context.getBean(IdempotencyTemplate.class);
+			clear(this.context.getBean(StringRedisTemplate.class),
+					StarterProperties.KEY_PREFIX + ":{" + WORKFLOW.length() + ":" + WORKFLOW + ":*");
 			List<String> keys = Batch.all();
 			for (int i = 0; i < keys.size(); i += 256) {
 				charge(keys.subList(i, Math.min(keys.size(), i + 256)));
@@ -356,6 +383,7 @@ public class RedisBatchBenchmark {
 			try (RedisConnection connection = servers.redisConnections.getConnection()) {
 				this.commands = (RedisStringAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
 			}
+			clear(servers.redis, PREFIX + "*");
 			for (String key : Batch.all()) {
 				servers.redis.opsForValue()
 					.set(PREFIX + key, "C|" + servers.writer.writeValueAsString(Receipt.of(key)),
