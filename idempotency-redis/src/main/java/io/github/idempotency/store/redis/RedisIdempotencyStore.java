@@ -251,13 +251,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		if (found == null) {
 			return ClaimResult.acquired(fresh, new RedisClaim(request, fresh, value, key, ownerToken));
 		}
-		IdempotencyRecord existing = CompactRecord.decode(request.id(), found);
-		ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), at);
-		if (outcome == ClaimOutcome.ACQUIRED) {
-			// over, or a lease that ran out: only a script may replace it, atomically
-			return claimByScript(request, now);
-		}
-		return ClaimResult.of(outcome, existing);
+		ClaimResult answered = answered(request, found, at);
+		return (answered != null) ? answered : claimByScript(request, now);
 	}
 
 	/**
@@ -273,7 +268,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		int count = 0;
 		for (int i = 0; i < unread.length; i++) {
 			if (found.replies[i] instanceof byte[] value) {
-				decide(requests.get(i), value, at, i, results, byScript);
+				results[i] = answered(requests.get(i), value, at);
+				if (results[i] == null) {
+					byScript.add(i);
+				}
 			}
 			else {
 				unread[count++] = i;
@@ -282,17 +280,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return Arrays.copyOf(unread, count);
 	}
 
-	private static void decide(ClaimRequest request, byte[] value, Instant at, int position,
-			@Nullable ClaimResult[] results, List<Integer> byScript) {
+	/**
+	 * The answer a record found for a claim gives: a duplicate, a failure, a mismatch or a
+	 * live claim; {@code null} when the record is over or its lease ran out, which only the
+	 * claim script may replace, atomically.
+	 */
+	private static @Nullable ClaimResult answered(ClaimRequest request, byte[] value, Instant at) {
 		IdempotencyRecord existing = CompactRecord.decode(request.id(), value);
 		ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), at);
-		if (outcome == ClaimOutcome.ACQUIRED) {
-			// over, or a lease that ran out: only a script may replace it, atomically
-			byScript.add(position);
-		}
-		else {
-			results[position] = ClaimResult.of(outcome, existing);
-		}
+		return (outcome != ClaimOutcome.ACQUIRED) ? ClaimResult.of(outcome, existing) : null;
 	}
 
 	private ClaimResult claimByScript(ClaimRequest request, long now) {
@@ -397,7 +393,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 									new RedisClaim(request, fresh.get(j), written, call.key(), ownerTokens.get(j)));
 						}
 						else if (reply instanceof byte[] value) {
-							decide(request, value, at, i, results, byScript);
+							results[i] = answered(request, value, at);
+							if (results[i] == null) {
+								byScript.add(i);
+							}
 						}
 						else {
 							String error = text(((List<?>) reply).get(0));
