@@ -33,6 +33,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -558,6 +559,41 @@ public abstract class IdempotencyStoreContract {
 		assertThat(this.store.find(id("new-1")).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
 		assertThat(this.store.find(id("new-2"))).isEmpty();
 		assertThat(this.store.claimAll(List.of())).isEmpty();
+	}
+
+	/**
+	 * A batch claim stores each claim's own lease, expiry and fingerprint, whether the
+	 * claims are alike (one workflow, lease, retention and fingerprint: a store may send
+	 * those once) or each differs; a lease ends when its own claim says.
+	 * @param alike whether the batch's claims are alike
+	 */
+	@ParameterizedTest(name = "alike: {0}")
+	@ValueSource(booleans = { true, false })
+	void claimAllStoresEachClaimsOwnLeaseExpiryAndFingerprint(boolean alike) {
+		Instant now = this.clock.instant();
+		List<ClaimRequest> requests = new ArrayList<>();
+		// apart, the second claim's lease ends first
+		List<Duration> leases = alike ? List.of(LEASE, LEASE, LEASE)
+				: List.of(LEASE.plusSeconds(20), LEASE, LEASE.plusSeconds(10));
+		for (int i = 0; i < 3; i++) {
+			Duration lease = leases.get(i);
+			Duration retention = alike ? RETENTION : RETENTION.plusMinutes(i);
+			String fingerprint = alike ? "fp" : (i == 1) ? null : "fp-" + i;
+			requests.add(new ClaimRequest(id("own-" + i), "batch-" + i, fingerprint, lease, retention));
+		}
+		assertThat(this.store.claimAll(requests)).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.ACQUIRED);
+		for (ClaimRequest request : requests) {
+			IdempotencyRecord stored = this.store.find(request.id()).orElseThrow();
+			assertThat(stored.owner()).isEqualTo(request.owner());
+			assertThat(stored.fingerprint()).as(request.owner()).isEqualTo(request.fingerprint());
+			assertThat(stored.leaseUntil()).as(request.owner()).isEqualTo(now.plus(request.leaseTtl()));
+			assertThat(stored.expiresAt()).as(request.owner())
+				.isEqualTo(now.plus(request.leaseTtl()).plus(request.retention()));
+		}
+		this.clock.advance(requests.get(1).leaseTtl().plusMillis(1));
+		List<ClaimResult> later = this.store.claimAll(List.of(request(id("own-0"), "later-0", null),
+				request(id("own-1"), "later-1", null), request(id("own-2"), "later-2", null)));
+		assertThat(later).extracting(ClaimResult::isTakeover).containsExactly(alike, true, alike);
 	}
 
 	@Test
