@@ -5,6 +5,8 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
@@ -103,6 +105,22 @@ class BenchmarksTest {
 		}
 		finally {
 			state.clear();
+		}
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "arrays", "alike" })
+	void jdbcBatchInputInsertsABatchInEitherForm(String form) {
+		JdbcBatchInputBenchmark benchmark = new JdbcBatchInputBenchmark();
+		benchmark.form = form;
+		benchmark.start();
+		try {
+			benchmark.clear();
+			assertThat(benchmark.insert()).isEqualTo(JdbcBatchInputBenchmark.BATCH);
+			assertThat(benchmark.insert()).isEqualTo(JdbcBatchInputBenchmark.BATCH);
+		}
+		finally {
+			benchmark.stop();
 		}
 	}
 

@@ -101,14 +101,14 @@ enum JdbcDialect {
 		}
 
 		@Override
-		String claimAll(String table, Duration lockTimeout, boolean alike) {
-			return "WITH " + input(alike) + ", " + existingAll(table) + ", " + insertedAll(table, "", "set_config('lock_timeout', '"
+		String claimAll(String table, Duration lockTimeout) {
+			return "WITH " + input() + ", " + existingAll(table) + ", " + insertedAll(table, "", "set_config('lock_timeout', '"
 					+ Math.max(1, lockTimeout.toMillis()) + "ms', true) IS NOT NULL AND ") + " " + foundAll();
 		}
 
 		@Override
-		String insertAllFirst(String table, Duration lockTimeout, boolean alike) {
-			return "WITH " + input(alike) + " INSERT INTO " + table + " (" + COLUMNS + ") SELECT i.workflow, i.idempotency_key, "
+		String insertAllFirst(String table, Duration lockTimeout) {
+			return "WITH " + input() + " INSERT INTO " + table + " (" + COLUMNS + ") SELECT i.workflow, i.idempotency_key, "
 					+ ":status, i.fingerprint, i.owner, 1, i.lease_until, NULL, NULL, NULL, NULL, :now, :now, "
 					+ "i.expires_at FROM input i WHERE set_config('lock_timeout', '" + Math.max(1, lockTimeout.toMillis())
 					+ "ms', true) IS NOT NULL ORDER BY i.position ON CONFLICT (workflow, idempotency_key) DO NOTHING "
@@ -123,11 +123,11 @@ enum JdbcDialect {
 		}
 
 		@Override
-		String claimAllInTransaction(String table, Duration lockTimeout, boolean alike) {
+		String claimAllInTransaction(String table, Duration lockTimeout) {
 			// the restoring set_config is evaluated on the one row of an aggregate over everything
 			// the insert returned, so once every row is inserted
 			return "WITH bounded AS (SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', '"
-					+ Math.max(1, lockTimeout.toMillis()) + "ms', true)), " + input(alike) + ", " + existingAll(table) + ", "
+					+ Math.max(1, lockTimeout.toMillis()) + "ms', true)), " + input() + ", " + existingAll(table) + ", "
 					+ insertedAll(table, ", bounded", "") + ", found AS (" + foundAll() + ") "
 					+ "SELECT f.*, r.restored FROM (SELECT set_config('lock_timeout', b.previous, true) AS restored "
 					+ "FROM bounded b, (SELECT count(*) FROM found) c) r LEFT JOIN found f ON true";
@@ -143,19 +143,8 @@ enum JdbcDialect {
 					+ "AND t.owner = u.owner" + fence.replace(" status", " t.status") + " RETURNING u.position";
 		}
 
-		/**
-		 * The claims, one row each, numbered from 1 in the order given. Claims alike take
-		 * their common values as scalars: each array costs the statement a scan of its own
-		 * (about a fifth of an insert of 100 claims for the four arrays left out,
-		 * docs/benchmarks.md).
-		 */
-		private String input(boolean alike) {
-			if (alike) {
-				return "input AS (SELECT CAST(:workflow AS text) AS workflow, i.idempotency_key, "
-						+ "CAST(:fingerprint AS text) AS fingerprint, i.owner, CAST(:leaseUntil AS bigint) AS lease_until, "
-						+ "CAST(:expiresAt AS bigint) AS expires_at, i.position FROM unnest(:keys, :owners) "
-						+ "WITH ORDINALITY AS i(idempotency_key, owner, position))";
-			}
+		/** The claims, one row each, numbered from 1 in the order given. */
+		private String input() {
 			return "input AS (SELECT * FROM unnest(:workflows, :keys, :fingerprints, :owners, :leaseUntils, :expiresAts) "
 					+ "WITH ORDINALITY AS i(workflow, idempotency_key, fingerprint, owner, lease_until, expires_at, "
 					+ "position))";
@@ -357,17 +346,15 @@ enum JdbcDialect {
 
 	/**
 	 * A claim of many records in one statement, or {@code null} when the dialect has none
-	 * (then each is claimed on its own): takes arrays {@code keys} and {@code owners} (one
-	 * element per claim, no key twice), scalars {@code status} and {@code now}, and either,
-	 * for claims {@code alike} (one workflow, fingerprint, lease end and expiry), the
-	 * scalars {@code workflow}, {@code fingerprint}, {@code leaseUntil}, {@code expiresAt},
-	 * or else the arrays {@code workflows}, {@code fingerprints}, {@code leaseUntils},
-	 * {@code expiresAts}; inserts the records whose rows do not exist, and answers per claim
-	 * at most one row: {@code claimed}, {@code position} (from 1) and the {@link #COLUMNS}
-	 * of the inserted or the existing record. A claim that has no row found a row committed
-	 * while the statement ran.
+	 * (then each is claimed on its own): takes arrays {@code workflows}, {@code keys},
+	 * {@code fingerprints}, {@code owners}, {@code leaseUntils}, {@code expiresAts} (one
+	 * element per claim, no key twice) and scalars {@code status} and {@code now};
+	 * inserts the records whose rows do not exist, and answers per claim at most one row:
+	 * {@code claimed}, {@code position} (from 1) and the {@link #COLUMNS} of the inserted or
+	 * the existing record. A claim that has no row found a row committed while the
+	 * statement ran.
 	 */
-	@Nullable String claimAll(String table, Duration lockTimeout, boolean alike) {
+	@Nullable String claimAll(String table, Duration lockTimeout) {
 		return null;
 	}
 
@@ -377,7 +364,7 @@ enum JdbcDialect {
 	 * answers the {@code workflow} and {@code idempotency_key} of those it inserted, for a
 	 * claim outside a transaction: the parameters of {@link #claimAll}.
 	 */
-	@Nullable String insertAllFirst(String table, Duration lockTimeout, boolean alike) {
+	@Nullable String insertAllFirst(String table, Duration lockTimeout) {
 		return null;
 	}
 
@@ -391,11 +378,11 @@ enum JdbcDialect {
 	}
 
 	/**
-	 * The {@link #claimAll(String, Duration, boolean) claimAll} for claims that join the caller's
+	 * The {@link #claimAll(String, Duration) claimAll} for claims that join the caller's
 	 * transaction: it leaves that transaction's settings as they were, and may answer a row
 	 * with {@code NULL} in every column.
 	 */
-	@Nullable String claimAllInTransaction(String table, Duration lockTimeout, boolean alike) {
+	@Nullable String claimAllInTransaction(String table, Duration lockTimeout) {
 		return null;
 	}
 

@@ -10,8 +10,6 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.function.Function;
 
 import javax.sql.DataSource;
 
@@ -119,11 +117,11 @@ final class JdbcRecordTable {
 
 	private final PositionalStatement completeInTransaction;
 
-	private final @Nullable BatchForms claimAll;
+	private final @Nullable String claimAll;
 
-	private final @Nullable BatchForms claimAllInTransaction;
+	private final @Nullable String claimAllInTransaction;
 
-	private final @Nullable BatchForms insertAllFirst;
+	private final @Nullable String insertAllFirst;
 
 	private final @Nullable String readAllOf;
 
@@ -151,9 +149,9 @@ final class JdbcRecordTable {
 				RECORD_PARAMETERS);
 		this.completeLeased = new PositionalStatement(completion(Fence.LEASE), COMPLETION_PARAMETERS);
 		this.completeInTransaction = new PositionalStatement(completion(Fence.TRANSACTION), COMPLETION_PARAMETERS);
-		this.claimAll = BatchForms.of((alike) -> dialect.claimAll(table, lockTimeout, alike));
-		this.claimAllInTransaction = BatchForms.of((alike) -> dialect.claimAllInTransaction(table, lockTimeout, alike));
-		this.insertAllFirst = BatchForms.of((alike) -> dialect.insertAllFirst(table, lockTimeout, alike));
+		this.claimAll = dialect.claimAll(table, lockTimeout);
+		this.claimAllInTransaction = dialect.claimAllInTransaction(table, lockTimeout);
+		this.insertAllFirst = dialect.insertAllFirst(table, lockTimeout);
 		this.readAllOf = dialect.readAllOf(table);
 	}
 
@@ -173,26 +171,8 @@ final class JdbcRecordTable {
 	}
 
 	/**
-	 * A batch statement of the dialect in its two forms (see {@link JdbcDialect#claimAll}):
-	 * for claims alike, whose common values are scalars, and for any claims.
-	 */
-	private record BatchForms(String alike, String any) {
-
-		static @Nullable BatchForms of(Function<Boolean, @Nullable String> form) {
-			String alike = form.apply(true);
-			String any = form.apply(false);
-			return (alike != null && any != null) ? new BatchForms(alike, any) : null;
-		}
-
-		String of(ClaimArrays arrays) {
-			return arrays.alike ? this.alike : this.any;
-		}
-
-	}
-
-	/**
-	 * The parameters of a batch claim (see {@link JdbcDialect#claimAll}): arrays of one
-	 * element per record, and scalars where the records are alike.
+	 * The array parameters of a batch claim (see {@link JdbcDialect#claimAll}), one element
+	 * per record.
 	 */
 	private static final class ClaimArrays {
 
@@ -208,9 +188,6 @@ final class JdbcRecordTable {
 
 		private final Long[] expiresAts;
 
-		/** Whether the records share their workflow, fingerprint, lease end and expiry. */
-		final boolean alike;
-
 		ClaimArrays(List<IdempotencyRecord> records) {
 			int size = records.size();
 			this.workflows = new String[size];
@@ -219,7 +196,6 @@ final class JdbcRecordTable {
 			this.owners = new String[size];
 			this.leaseUntils = new Long[size];
 			this.expiresAts = new Long[size];
-			boolean alike = true;
 			for (int i = 0; i < size; i++) {
 				IdempotencyRecord record = records.get(i);
 				this.workflows[i] = record.id().workflow();
@@ -228,24 +204,14 @@ final class JdbcRecordTable {
 				this.owners[i] = record.owner();
 				this.leaseUntils[i] = record.leaseUntil().toEpochMilli();
 				this.expiresAts[i] = record.expiresAt().toEpochMilli();
-				alike = alike && this.workflows[i].equals(this.workflows[0])
-						&& Objects.equals(this.fingerprints[i], this.fingerprints[0])
-						&& this.leaseUntils[i].equals(this.leaseUntils[0]) && this.expiresAts[i].equals(this.expiresAts[0]);
 			}
-			this.alike = alike;
 		}
 
 		JdbcClient.StatementSpec bind(JdbcClient.StatementSpec statement) {
-			statement.param("keys", new SqlArrayValue("text", (Object[]) this.keys))
-				.param("owners", new SqlArrayValue("text", (Object[]) this.owners));
-			if (this.alike) {
-				return statement.param("workflow", this.workflows[0])
-					.param("fingerprint", new SqlParameterValue(Types.VARCHAR, this.fingerprints[0]))
-					.param("leaseUntil", this.leaseUntils[0])
-					.param("expiresAt", this.expiresAts[0]);
-			}
 			return statement.param("workflows", new SqlArrayValue("text", (Object[]) this.workflows))
+				.param("keys", new SqlArrayValue("text", (Object[]) this.keys))
 				.param("fingerprints", new SqlArrayValue("text", (Object[]) this.fingerprints))
+				.param("owners", new SqlArrayValue("text", (Object[]) this.owners))
 				.param("leaseUntils", new SqlArrayValue("int8", (Object[]) this.leaseUntils))
 				.param("expiresAts", new SqlArrayValue("int8", (Object[]) this.expiresAts));
 		}
@@ -338,14 +304,13 @@ final class JdbcRecordTable {
 	 */
 	@Nullable Insertion[] insertOrReadAll(List<IdempotencyRecord> records, boolean inTransaction,
 			boolean likelyNew) {
-		ClaimArrays arrays = new ClaimArrays(records);
 		if (likelyNew && !inTransaction && this.insertAllFirst != null && this.readAllOf != null) {
-			return insertFirstAll(records, arrays, this.insertAllFirst.of(arrays), this.readAllOf);
+			return insertFirstAll(records, this.insertAllFirst, this.readAllOf);
 		}
-		BatchForms claims = inTransaction ? this.claimAllInTransaction : this.claimAll;
+		String claims = inTransaction ? this.claimAllInTransaction : this.claimAll;
 		Assert.state(claims != null, "No batch claim on " + this.dialect);
 		Insertion[] found = new Insertion[records.size()];
-		arrays.bind(this.jdbc.sql(claims.of(arrays)))
+		new ClaimArrays(records).bind(this.jdbc.sql(claims))
 			.param("status", records.get(0).status().name())
 			.param("now", records.get(0).createdAt().toEpochMilli())
 			.query((rs) -> {
@@ -365,14 +330,14 @@ final class JdbcRecordTable {
 	 * The insert-first form of {@link #insertOrReadAll}: the insert, then a read of the
 	 * rows it found in a statement of its own, only when there are any.
 	 */
-	private @Nullable Insertion[] insertFirstAll(List<IdempotencyRecord> records, ClaimArrays arrays, String insert,
-			String read) {
+	private @Nullable Insertion[] insertFirstAll(List<IdempotencyRecord> records, String insert, String read) {
 		int size = records.size();
 		Map<RecordId, Integer> positions = new HashMap<>(size * 2);
 		for (int i = 0; i < size; i++) {
 			positions.put(records.get(i).id(), i);
 		}
 		Insertion[] found = new Insertion[size];
+		ClaimArrays arrays = new ClaimArrays(records);
 		int[] inserted = new int[1];
 		arrays.bind(this.jdbc.sql(insert))
 			.param("status", records.get(0).status().name())
