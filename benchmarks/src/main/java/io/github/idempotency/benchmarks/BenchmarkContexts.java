@@ -47,6 +47,14 @@ final class BenchmarkContexts {
 	}
 
 	/**
+	 * A MariaDB client only ({@link Servers#mariadb()}), for the baselines.
+	 * @return the running context
+	 */
+	static ConfigurableApplicationContext mariadb() {
+		return run(Map.of("spring.datasource.url", Servers.mariadb()), ServersApplication.class);
+	}
+
+	/**
 	 * The starter on {@code backend}, with the PostgreSQL and Redis clients and the
 	 * {@link PaymentHandler} bean proxied.
 	 * @param backend the value of {@code idempotency.backend}

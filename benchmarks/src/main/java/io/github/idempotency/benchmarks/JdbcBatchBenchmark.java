@@ -187,7 +187,22 @@ public class JdbcBatchBenchmark {
 		ServersState.vacuum(jdbc, table);
 	}
 
-	private static int expect(int expected, int actual) {
+	/**
+	 * Runs one batch through the starter's {@link IdempotencyTemplate#executeAll}, each key
+	 * a request of {@link #WORKFLOW} kept for {@link #RETENTION}.
+	 * @param template the starter's template
+	 * @param keys the keys of the batch
+	 * @return the receipts, in the order of the keys
+	 */
+	static List<Receipt> charge(IdempotencyTemplate template, List<String> keys) {
+		List<IdempotentRequest> requests = new ArrayList<>(keys.size());
+		for (String key : keys) {
+			requests.add(IdempotentRequest.of(WORKFLOW, key).withRetention(RETENTION));
+		}
+		return template.executeAll(requests, Receipt.class, (request) -> Receipt.of((String) request.key()));
+	}
+
+	static int expect(int expected, int actual) {
 		if (actual != expected) {
 			throw new IllegalStateException("Expected " + expected + " new messages, got " + actual);
 		}
@@ -286,11 +301,7 @@ public class JdbcBatchBenchmark {
 		}
 
 		List<Receipt> charge(List<String> keys) {
-			List<IdempotentRequest> requests = new ArrayList<>(keys.size());
-			for (String key : keys) {
-				requests.add(IdempotentRequest.of(WORKFLOW, key).withRetention(RETENTION));
-			}
-			return this.template.executeAll(requests, Receipt.class, (request) -> Receipt.of((String) request.key()));
+			return JdbcBatchBenchmark.charge(this.template, keys);
 		}
 
 	}

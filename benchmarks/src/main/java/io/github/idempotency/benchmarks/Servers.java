@@ -13,12 +13,14 @@ import java.util.Properties;
 /**
  * Where the store servers are, found as the project's tests find them, but never in a
  * container: the address the environment names ({@code IDEMPOTENCY_TEST_POSTGRES_URL},
- * {@code IDEMPOTENCY_TEST_REDIS_URL}); else the standard local address, when a login there
+ * {@code IDEMPOTENCY_TEST_REDIS_URL}, {@code IDEMPOTENCY_TEST_MARIADB_URL}); else the standard local address, when a login there
  * succeeds; else it fails and says both. {@code benchmarks/run.sh} runs {@link #main} first.
  */
 final class Servers {
 
 	private static Map<String, Object> properties;
+
+	private static String mariadb;
 
 	private Servers() {
 	}
@@ -35,6 +37,17 @@ final class Servers {
 					find("IDEMPOTENCY_TEST_REDIS_URL", "Redis", "redis://127.0.0.1:6379", Servers::ping));
 		}
 		return properties;
+	}
+
+	/**
+	 * @return the JDBC URL of MariaDB, found only for the benchmarks that use it
+	 */
+	static synchronized String mariadb() {
+		if (mariadb == null) {
+			mariadb = find("IDEMPOTENCY_TEST_MARIADB_URL", "MariaDB", "jdbc:mariadb://127.0.0.1:3306/test?user=root",
+					Servers::login);
+		}
+		return mariadb;
 	}
 
 	/**

@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Each benchmark's state sets up and each benchmark method takes the path it claims to
- * measure, once, on the servers {@link Servers} finds (PostgreSQL, Redis). JMH itself
+ * measure, once, on the servers {@link Servers} finds (PostgreSQL, Redis, MariaDB). JMH itself
  * never runs in the build.
  */
 class BenchmarksTest {
@@ -220,6 +220,35 @@ class BenchmarksTest {
 			starter.stop();
 			integration.clear();
 			camel.stop();
+		}
+	}
+
+	@Test
+	void mariadbStarterAndBareTakeEveryPath() {
+		MariaDbBenchmark benchmark = new MariaDbBenchmark();
+		JdbcBatchBenchmark.BatchSize size = new JdbcBatchBenchmark.BatchSize();
+		size.batch = 10;
+		MariaDbBenchmark.Starter starter = new MariaDbBenchmark.Starter();
+		starter.start();
+		MariaDbBenchmark.Bare bare = new MariaDbBenchmark.Bare();
+		bare.start();
+		try {
+			assertThat(starter.store.find(new RecordId(PaymentHandler.WORKFLOW,
+					benchmark.starterFirst(starter, new Keys()).key())))
+				.hasValueSatisfying((record) -> assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED));
+			assertThat(benchmark.starterDuplicate(starter, new DuplicateKeys()).status()).isEqualTo("CHARGED");
+			assertThat(benchmark.starterBatchFirst(starter, size, new Keys())).hasSize(10).doesNotContainNull();
+			assertThat(benchmark.starterBatchDuplicate(starter, size)).hasSize(10)
+				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
+			assertThat(benchmark.bareFirst(bare, new Keys())).isNotNull();
+			assertThat(benchmark.bareDuplicate(bare, new DuplicateKeys()).status()).isEqualTo("CHARGED");
+			assertThat(benchmark.bareBatchFirst(bare, size, new Keys())).hasSize(10);
+			assertThat(benchmark.bareBatchDuplicate(bare, size)).hasSize(10)
+				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
+		}
+		finally {
+			starter.stop();
+			bare.stop();
 		}
 	}
 

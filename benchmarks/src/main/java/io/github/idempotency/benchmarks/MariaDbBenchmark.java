@@ -1,0 +1,286 @@
+package io.github.idempotency.benchmarks;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import javax.sql.DataSource;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import tools.jackson.databind.ObjectReader;
+import tools.jackson.databind.ObjectWriter;
+import tools.jackson.databind.json.JsonMapper;
+
+import io.github.idempotency.IdempotencyTemplate;
+import io.github.idempotency.benchmarks.JdbcBatchBenchmark.BatchDuplicates;
+import io.github.idempotency.benchmarks.JdbcBatchBenchmark.BatchSize;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * MariaDB on loopback ({@link Servers#mariadb()}), autocommit, one Hikari pool: one message
+ * at a time ({@code starterFirst}, {@code starterDuplicate}, {@code bareFirst},
+ * {@code bareDuplicate}, as in {@link JdbcBenchmark}) and batches of {@code batch} messages
+ * ({@code *Batch*}, one benchmark operation a batch, as in {@link JdbcBatchBenchmark}).
+ * <ul>
+ * <li>{@code starter*}: the proxied {@code @Idempotent} method, or
+ * {@code IdempotencyTemplate.executeAll}, on the starter's jdbc store in its shipped
+ * MariaDB table.</li>
+ * <li>{@code bare*}: the protocol by hand with {@code JdbcClient} in a table of its own:
+ * {@code INSERT IGNORE} (claim), then {@code UPDATE ... WHERE owner = ?} (complete); a
+ * duplicate: the insert inserts nothing, then one {@code SELECT} reads the stored result.
+ * A batch: one {@code INSERT IGNORE} of every row, then the completions as one JDBC batch
+ * (what the starter sends on MariaDB); a duplicate batch: the insert, then one
+ * {@code SELECT ... IN}.</li>
+ * </ul>
+ * Both tables hold {@value JdbcBatchBenchmark#FILLER_ROWS} rows of another workflow, their
+ * statistics taken with them.
+ */
+public class MariaDbBenchmark {
+
+	/** The starter's filler rows ({@link JdbcBatchBenchmark#STARTER_FILLER}) in MariaDB's SQL. */
+	static final String STARTER_FILLER = "INSERT IGNORE INTO idempotency_record (workflow, idempotency_key, status, "
+			+ "owner, attempt, lease_until, response, created_at, updated_at, expires_at) SELECT 'filler', "
+			+ "CONCAT('filler-', seq), 'COMPLETED', 'filler', 1, 0, '{}', 0, 0, " + Long.MAX_VALUE
+			+ " FROM seq_1_to_" + JdbcBatchBenchmark.FILLER_ROWS;
+
+	@Benchmark
+	public Receipt starterFirst(Starter state, Keys keys) {
+		return state.handler.charge(keys.next());
+	}
+
+	@Benchmark
+	public Receipt starterDuplicate(Starter state, DuplicateKeys keys) {
+		return state.handler.charge(keys.next());
+	}
+
+	@Benchmark
+	public Receipt bareFirst(Bare state, Keys keys) {
+		String key = keys.next();
+		String owner = Owners.next();
+		if (state.claim(List.of(key), owner) != 1) {
+			throw new IllegalStateException("Not a first delivery: " + key);
+		}
+		Receipt receipt = Receipt.of(key);
+		if (state.complete(key, owner, state.writer.writeValueAsString(receipt)) != 1) {
+			throw new IllegalStateException("Lost the claim of " + key);
+		}
+		return receipt;
+	}
+
+	@Benchmark
+	public Receipt bareDuplicate(Bare state, DuplicateKeys keys) {
+		String key = keys.next();
+		if (state.claim(List.of(key), Owners.next()) != 0) {
+			throw new IllegalStateException("Not a duplicate: " + key);
+		}
+		return state.responses(List.of(key)).get(0);
+	}
+
+	@Benchmark
+	public List<Receipt> starterBatchFirst(Starter state, BatchSize size, Keys keys) {
+		return JdbcBatchBenchmark.charge(state.template, size.fresh(keys));
+	}
+
+	@Benchmark
+	public List<Receipt> starterBatchDuplicate(Starter state, BatchSize size) {
+		return JdbcBatchBenchmark.charge(state.template, state.duplicates.next(size.batch));
+	}
+
+	@Benchmark
+	public List<Receipt> bareBatchFirst(Bare state, BatchSize size, Keys keys) {
+		List<String> batch = size.fresh(keys);
+		String owner = Owners.next();
+		if (state.claim(batch, owner) != batch.size()) {
+			throw new IllegalStateException("Not a first delivery: " + batch.get(0));
+		}
+		List<Receipt> receipts = new ArrayList<>(batch.size());
+		List<Object[]> completions = new ArrayList<>(batch.size());
+		long expiresAt = System.currentTimeMillis() + JdbcBatchBenchmark.RETENTION.toMillis();
+		for (String key : batch) {
+			Receipt receipt = Receipt.of(key);
+			receipts.add(receipt);
+			completions.add(new Object[] { state.writer.writeValueAsString(receipt), expiresAt, Bare.WORKFLOW, key,
+					owner });
+		}
+		int completed = 0;
+		for (int count : state.batches.batchUpdate(Bare.COMPLETE, completions)) {
+			completed += count;
+		}
+		JdbcBatchBenchmark.expect(batch.size(), completed);
+		return receipts;
+	}
+
+	@Benchmark
+	public List<Receipt> bareBatchDuplicate(Bare state, BatchSize size) {
+		List<String> batch = state.duplicates.next(size.batch);
+		if (state.claim(batch, Owners.next()) != 0) {
+			throw new IllegalStateException("Not a duplicate: " + batch.get(0));
+		}
+		return state.responses(batch);
+	}
+
+	/**
+	 * The starter with {@code idempotency.backend=jdbc} on MariaDB, both the proxied
+	 * handler and the {@link IdempotencyTemplate}; the keys of {@link BatchDuplicates}
+	 * delivered in batches of 100 before the measurement.
+	 */
+	@State(Scope.Benchmark)
+	public static class Starter extends StarterState {
+
+		final BatchDuplicates duplicates = new BatchDuplicates();
+
+		IdempotencyTemplate template;
+
+		@Override
+		protected String backend() {
+			return "jdbc";
+		}
+
+		@Override
+		protected Map<String, Object> properties() {
+			return Map.of("spring.datasource.url", Servers.mariadb(), "idempotency.jdbc.initialize-schema", "always");
+		}
+
+		@Override
+		@Setup(Level.Trial)
+		public void start() {
+			super.start();
+			this.template = this.context.getBean(IdempotencyTemplate.class);
+			for (List<String> keys : this.duplicates.all(100)) {
+				JdbcBatchBenchmark.charge(this.template, keys);
+			}
+			JdbcClient jdbc = JdbcClient.create(this.context.getBean(DataSource.class));
+			jdbc.sql(STARTER_FILLER).update();
+			ServersState.vacuum(jdbc, "idempotency_record");
+		}
+
+	}
+
+	/**
+	 * The protocol by hand in a table of its own ({@value #TABLE}, the same primary key
+	 * as the starter's, 7 columns), in its own small application on MariaDB.
+	 */
+	@State(Scope.Benchmark)
+	public static class Bare {
+
+		static final String TABLE = "bench_bare_record";
+
+		static final String WORKFLOW = JdbcBatchBenchmark.WORKFLOW;
+
+		static final String COMPLETE = "UPDATE " + TABLE + " SET status = 'COMPLETED', response = ?, expires_at = ?"
+				+ " WHERE workflow = ? AND idempotency_key = ? AND owner = ? AND status = 'IN_PROGRESS'";
+
+		final BatchDuplicates duplicates = new BatchDuplicates();
+
+		private final Map<Integer, String> claims = new ConcurrentHashMap<>();
+
+		private final Map<Integer, String> reads = new ConcurrentHashMap<>();
+
+		ConfigurableApplicationContext context;
+
+		JdbcClient jdbc;
+
+		JdbcTemplate batches;
+
+		ObjectWriter writer;
+
+		ObjectReader reader;
+
+		@Setup(Level.Trial)
+		public void start() {
+			this.context = BenchmarkContexts.mariadb();
+			this.jdbc = this.context.getBean(JdbcClient.class);
+			this.batches = this.context.getBean(JdbcTemplate.class);
+			JsonMapper jsonMapper = this.context.getBean(JsonMapper.class);
+			this.writer = jsonMapper.writerFor(Receipt.class);
+			this.reader = jsonMapper.readerFor(Receipt.class);
+			this.jdbc.sql("""
+					CREATE TABLE IF NOT EXISTS bench_bare_record (
+						workflow VARBINARY(255) NOT NULL,
+						idempotency_key VARBINARY(255) NOT NULL,
+						status VARCHAR(16) NOT NULL,
+						owner VARCHAR(64) NOT NULL,
+						response LONGTEXT,
+						lease_until BIGINT NOT NULL,
+						expires_at BIGINT NOT NULL,
+						PRIMARY KEY (workflow, idempotency_key)
+					) ENGINE = InnoDB""").update();
+			this.jdbc.sql("DELETE FROM " + TABLE + " WHERE workflow = ?").param(WORKFLOW).update();
+			List<String> singles = List.of(DuplicateKeys.all());
+			for (List<String> keys : this.duplicates.all(100)) {
+				finish(keys);
+			}
+			for (int i = 0; i < singles.size(); i += 100) {
+				finish(singles.subList(i, Math.min(singles.size(), i + 100)));
+			}
+			this.jdbc.sql("INSERT IGNORE INTO " + TABLE + " (workflow, idempotency_key, status, owner, response, "
+					+ "lease_until, expires_at) SELECT 'filler', CONCAT('filler-', seq), 'COMPLETED', 'filler', '{}', 0, "
+					+ Long.MAX_VALUE + " FROM seq_1_to_" + JdbcBatchBenchmark.FILLER_ROWS).update();
+			ServersState.vacuum(this.jdbc, TABLE);
+		}
+
+		private void finish(List<String> keys) {
+			claim(keys, "setup");
+			for (String key : keys) {
+				complete(key, "setup", this.writer.writeValueAsString(Receipt.of(key)));
+			}
+		}
+
+		@TearDown(Level.Trial)
+		public void stop() {
+			this.context.close();
+		}
+
+		/**
+		 * Claims {@code keys} in one {@code INSERT IGNORE}.
+		 * @return how many it inserted
+		 */
+		int claim(List<String> keys, String owner) {
+			String insert = this.claims.computeIfAbsent(keys.size(), (rows) -> "INSERT IGNORE INTO " + TABLE
+					+ " (workflow, idempotency_key, status, owner, lease_until, expires_at) VALUES "
+					+ String.join(", ", Collections.nCopies(rows, "(?, ?, 'IN_PROGRESS', ?, ?, ?)")));
+			long leaseUntil = System.currentTimeMillis() + BarePostgres.LEASE.toMillis();
+			List<Object> values = new ArrayList<>(keys.size() * 5);
+			for (String key : keys) {
+				Collections.addAll(values, WORKFLOW, key, owner, leaseUntil, leaseUntil);
+			}
+			return this.jdbc.sql(insert).params(values).update();
+		}
+
+		int complete(String key, String owner, String response) {
+			return this.jdbc.sql(COMPLETE)
+				.params(response, System.currentTimeMillis() + JdbcBatchBenchmark.RETENTION.toMillis(), WORKFLOW, key,
+						owner)
+				.update();
+		}
+
+		/** The stored results of {@code keys}, read in one {@code SELECT}, in no given order. */
+		List<Receipt> responses(List<String> keys) {
+			String read = this.reads.computeIfAbsent(keys.size(), (rows) -> "SELECT status, response FROM " + TABLE
+					+ " WHERE workflow = ? AND idempotency_key IN (" + String.join(", ", Collections.nCopies(rows, "?"))
+					+ ")");
+			List<Object> values = new ArrayList<>(keys.size() + 1);
+			values.add(WORKFLOW);
+			values.addAll(keys);
+			List<Receipt> receipts = this.jdbc.sql(read).params(values).query((rs, row) -> {
+				if (!"COMPLETED".equals(rs.getString(1))) {
+					throw new IllegalStateException("Not finished");
+				}
+				return this.reader.<Receipt>readValue(rs.getString(2));
+			}).list();
+			JdbcBatchBenchmark.expect(keys.size(), receipts.size());
+			return receipts;
+		}
+
+	}
+
+}
