@@ -30,7 +30,8 @@ import org.springframework.dao.DataAccessException;
  * On PostgreSQL the batch claim is one statement: it inserts every record whose row it
  * does not find and reads every row it finds. On MariaDB, MySQL and H2, outside the
  * caller's transaction, it is two: one read of the rows that exist and one insert of all
- * the others (see {@link #readThenInsert}); inside the caller's transaction the store
+ * the others (see {@link #readThenInsert}), or, for a workflow whose claims are nearly all
+ * new, the insert alone, read only when it finds a row (see {@link #insertFirst}); inside the caller's transaction the store
  * claims one record after the other. What the batch statements cannot decide is claimed
  * again on its own, by the single claim: a key named twice, a row committed while the
  * statement ran (its snapshot does not show it), an expired record or a lease that ran
@@ -64,9 +65,12 @@ final class JdbcBatchSteps {
 				claimAtOnce(requests, positions, results, inTransaction);
 			}
 			else {
+				boolean likelyNew = this.store.insertsFirst(requests.get(0).id().workflow());
 				for (int from = 0; from < positions.size(); from += MAX_ROWS) {
-					readThenInsert(requests, positions.subList(from, Math.min(positions.size(), from + MAX_ROWS)),
-							results);
+					List<Integer> chunk = positions.subList(from, Math.min(positions.size(), from + MAX_ROWS));
+					if (!likelyNew || !insertFirst(requests, chunk, results)) {
+						readThenInsert(requests, chunk, results);
+					}
 				}
 			}
 			for (int i = 0; i < results.length; i++) {
@@ -171,6 +175,48 @@ final class JdbcBatchSteps {
 	}
 
 	/**
+	 * Claims the requests at {@code positions} outside any transaction with one insert of
+	 * them all, for a workflow whose claims are nearly all new (see {@link ReadFirst}): a
+	 * first delivery is claimed without reading first. The insert is all or nothing.
+	 * @return whether it decided every request: {@code false} when one of their rows
+	 * exists (it inserted none, and they are claimed by {@link #readThenInsert}), also when
+	 * it lost a lock wait (it decided none, and they are claimed on their own)
+	 */
+	private boolean insertFirst(List<ClaimRequest> requests, List<Integer> positions, @Nullable ClaimResult[] results) {
+		Instant stampedAt = this.table.now();
+		List<IdempotencyRecord> claimed = new ArrayList<>(positions.size());
+		for (int i : positions) {
+			claimed.add(JdbcIdempotencyStore.claimed(null, requests.get(i), stampedAt, false));
+		}
+		try {
+			if (!this.table.insertAll(claimed)) {
+				return false;
+			}
+		}
+		catch (DataAccessException ex) {
+			if (this.store.isLockFailure(ex) || ex instanceof ConcurrencyFailureException) {
+				return true;
+			}
+			throw ex;
+		}
+		acquired(requests, positions, claimed, results, stampedAt);
+		return true;
+	}
+
+	private void acquired(List<ClaimRequest> requests, List<Integer> positions, List<IdempotencyRecord> claimed,
+			@Nullable ClaimResult[] results, Instant stampedAt) {
+		// every inserted record is answered first, so that a failure below releases them all
+		for (int j = 0; j < positions.size(); j++) {
+			int i = positions.get(j);
+			results[i] = this.store.acquired(this.table, claimed.get(j), requests.get(i), false);
+		}
+		for (int i : positions) {
+			this.store.recordClaim(requests.get(i).id().workflow(), false);
+			results[i] = this.store.acquiredAfterInsert(this.table, results[i], requests.get(i), false, stampedAt);
+		}
+	}
+
+	/**
 	 * Claims the requests at {@code positions} outside any transaction with one read of
 	 * the rows that exist and one insert of all the others, answering in {@code results}
 	 * those it decided. Each statement commits on its own and reads the latest committed
@@ -193,6 +239,7 @@ final class JdbcBatchSteps {
 			ClaimOutcome outcome = ClaimRules.decide(found, requests.get(i).fingerprint(), now);
 			if (outcome != ClaimOutcome.ACQUIRED) {
 				results[i] = ClaimResult.of(outcome, found);
+				this.store.recordClaim(requests.get(i).id().workflow(), true);
 			}
 		}
 		if (absent.isEmpty()) {
@@ -214,13 +261,7 @@ final class JdbcBatchSteps {
 			}
 			throw ex;
 		}
-		for (int j = 0; j < absent.size(); j++) {
-			int i = absent.get(j);
-			results[i] = this.store.acquired(this.table, claimed.get(j), requests.get(i), false);
-		}
-		for (int i : absent) {
-			results[i] = this.store.acquiredAfterInsert(this.table, results[i], requests.get(i), false, stampedAt);
-		}
+		acquired(requests, absent, claimed, results, stampedAt);
 	}
 
 	private static void releaseAcquired(@Nullable ClaimResult[] results, RuntimeException ex) {

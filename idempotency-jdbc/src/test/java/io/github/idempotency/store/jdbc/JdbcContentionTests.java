@@ -191,6 +191,31 @@ abstract class JdbcContentionTests {
 	}
 
 	@Test
+	void aBatchClaimOfNewKeysThatWaitedForAnotherTransactionsCommitAnswersTheCommittedRecordAndClaimsTheRest()
+			throws Exception {
+		// the workflow's claims so far all new: the batch is claimed by its insert alone, which
+		// waits for the row the holder inserted and then meets it
+		RecordId committed = id("committed-before-batch");
+		RecordId fresh = id("fresh-in-batch");
+		Future<List<ClaimResult>> waiting;
+		try (Connection holder = this.dataSource.getConnection()) {
+			holder.setAutoCommit(false);
+			assertThat(storeOn(holder).claim(request(committed, "holder", LEASE)).acquiredHandle().complete("\"stored\""))
+				.isTrue();
+			waiting = this.executor.submit(() -> this.store
+				.claimAll(List.of(request(committed, "waiter", LEASE), request(fresh, "waiter-fresh", LEASE))));
+			awaitLockWait();
+			holder.commit();
+		}
+		List<ClaimResult> claims = waiting.get(30, TimeUnit.SECONDS);
+		assertThat(claims.get(0).outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
+		assertThat(claims.get(0).record().response()).isEqualTo("\"stored\"");
+		assertThat(claims.get(1).outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		assertThat(this.store.find(fresh).orElseThrow().owner()).isEqualTo("waiter-fresh");
+		assertThat(this.store.find(committed).orElseThrow().owner()).isEqualTo("holder");
+	}
+
+	@Test
 	void theCleanupNeverDeletesARecordTakenOverWhileItWaited() throws Exception {
 		RecordId id = id("reclaimed");
 		ClaimRequest old = new ClaimRequest(id, "old", null, LEASE, Duration.ofMinutes(1));
