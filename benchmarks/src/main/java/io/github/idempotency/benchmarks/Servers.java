@@ -81,10 +81,12 @@ final class Servers {
 	}
 
 	private static void login(String url) throws Exception {
+		// pgjdbc counts these in seconds, MariaDB Connector/J in milliseconds
+		String unit = url.startsWith("jdbc:mariadb:") ? "000" : "";
 		Properties timeouts = new Properties();
-		timeouts.setProperty("connectTimeout", "2");
+		timeouts.setProperty("connectTimeout", "2" + unit);
 		timeouts.setProperty("loginTimeout", "3");
-		timeouts.setProperty("socketTimeout", "3");
+		timeouts.setProperty("socketTimeout", "10" + unit);
 		DriverManager.getConnection(url, timeouts).close();
 	}
 

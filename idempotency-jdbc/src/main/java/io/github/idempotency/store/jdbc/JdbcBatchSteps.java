@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -25,13 +26,14 @@ import org.springframework.dao.DataAccessException;
 
 /**
  * The batch steps of {@link JdbcIdempotencyStore}: a claim of many records in one
- * statement, and a completion of many in one round trip.
+ * statement, and a completion of many in one round trip and one commit.
  * <p>
  * On PostgreSQL the batch claim is one statement: it inserts every record whose row it
  * does not find and reads every row it finds. On MariaDB, MySQL and H2, outside the
- * caller's transaction, it is two: one read of the rows that exist and one insert of all
- * the others (see {@link #readThenInsert}), or, for a workflow whose claims are nearly all
- * new, the insert alone, read only when it finds a row (see {@link #insertFirst}); inside the caller's transaction the store
+ * caller's transaction, it is one on MariaDB (an insert of every record that answers the
+ * rows it found, see {@link JdbcDialect#upsertAll}) unless the workflow reads first, and
+ * two otherwise: one read of the rows that exist and one insert of all the others (see
+ * {@link #readThenInsert}); inside the caller's transaction the store
  * claims one record after the other. What the batch statements cannot decide is claimed
  * again on its own, by the single claim: a key named twice, a row committed while the
  * statement ran (its snapshot does not show it), an expired record or a lease that ran
@@ -65,10 +67,14 @@ final class JdbcBatchSteps {
 				claimAtOnce(requests, positions, results, inTransaction);
 			}
 			else {
-				boolean likelyNew = this.store.insertsFirst(requests.get(0).id().workflow());
+				// outside a transaction here (inside one, these dialects claim one record after the other)
+				boolean upsert = this.table.upsertsAll() && !this.store.readsFirst(requests.get(0).id().workflow());
 				for (int from = 0; from < positions.size(); from += MAX_ROWS) {
 					List<Integer> chunk = positions.subList(from, Math.min(positions.size(), from + MAX_ROWS));
-					if (!likelyNew || !insertFirst(requests, chunk, results)) {
+					if (upsert) {
+						claimAtOnce(requests, chunk, results, false);
+					}
+					else {
 						readThenInsert(requests, chunk, results);
 					}
 				}
@@ -104,9 +110,9 @@ final class JdbcBatchSteps {
 	/**
 	 * Claims the requests at {@code positions}, answering in {@code results} those it
 	 * decided: in one statement that reads the rows that exist and inserts the others, or,
-	 * outside a transaction for a workflow whose claims are nearly all new (see
-	 * {@link ReadFirst}), in one insert, followed by a read of the rows it found only when
-	 * it found any.
+	 * on PostgreSQL outside a transaction for a workflow whose claims are nearly all new
+	 * (see {@link ReadFirst}), in one insert, followed by a read of the rows it found only
+	 * when it found any.
 	 */
 	private void claimAtOnce(List<ClaimRequest> requests, List<Integer> positions, @Nullable ClaimResult[] results,
 			boolean inTransaction) {
@@ -118,8 +124,9 @@ final class JdbcBatchSteps {
 		String workflow = requests.get(positions.get(0)).id().workflow();
 		@Nullable Insertion[] found;
 		try {
-			found = this.table.insertOrReadAll(claimed, inTransaction,
-					!inTransaction && this.store.insertsFirst(workflow));
+			found = this.table.claimsAllAtOnce()
+					? this.table.insertOrReadAll(claimed, inTransaction, !inTransaction && this.store.insertsFirst(workflow))
+					: this.table.upsertAll(claimed);
 		}
 		catch (DataAccessException ex) {
 			boolean lockFailure = this.store.isLockFailure(ex) || ex instanceof ConcurrencyFailureException;
@@ -175,48 +182,6 @@ final class JdbcBatchSteps {
 	}
 
 	/**
-	 * Claims the requests at {@code positions} outside any transaction with one insert of
-	 * them all, for a workflow whose claims are nearly all new (see {@link ReadFirst}): a
-	 * first delivery is claimed without reading first. The insert is all or nothing.
-	 * @return whether it decided every request: {@code false} when one of their rows
-	 * exists (it inserted none, and they are claimed by {@link #readThenInsert}), also when
-	 * it lost a lock wait (it decided none, and they are claimed on their own)
-	 */
-	private boolean insertFirst(List<ClaimRequest> requests, List<Integer> positions, @Nullable ClaimResult[] results) {
-		Instant stampedAt = this.table.now();
-		List<IdempotencyRecord> claimed = new ArrayList<>(positions.size());
-		for (int i : positions) {
-			claimed.add(JdbcIdempotencyStore.claimed(null, requests.get(i), stampedAt, false));
-		}
-		try {
-			if (!this.table.insertAll(claimed)) {
-				return false;
-			}
-		}
-		catch (DataAccessException ex) {
-			if (this.store.isLockFailure(ex) || ex instanceof ConcurrencyFailureException) {
-				return true;
-			}
-			throw ex;
-		}
-		acquired(requests, positions, claimed, results, stampedAt);
-		return true;
-	}
-
-	private void acquired(List<ClaimRequest> requests, List<Integer> positions, List<IdempotencyRecord> claimed,
-			@Nullable ClaimResult[] results, Instant stampedAt) {
-		// every inserted record is answered first, so that a failure below releases them all
-		for (int j = 0; j < positions.size(); j++) {
-			int i = positions.get(j);
-			results[i] = this.store.acquired(this.table, claimed.get(j), requests.get(i), false);
-		}
-		for (int i : positions) {
-			this.store.recordClaim(requests.get(i).id().workflow(), false);
-			results[i] = this.store.acquiredAfterInsert(this.table, results[i], requests.get(i), false, stampedAt);
-		}
-	}
-
-	/**
 	 * Claims the requests at {@code positions} outside any transaction with one read of
 	 * the rows that exist and one insert of all the others, answering in {@code results}
 	 * those it decided. Each statement commits on its own and reads the latest committed
@@ -261,7 +226,14 @@ final class JdbcBatchSteps {
 			}
 			throw ex;
 		}
-		acquired(requests, absent, claimed, results, stampedAt);
+		for (int j = 0; j < absent.size(); j++) {
+			int i = absent.get(j);
+			results[i] = this.store.acquired(this.table, claimed.get(j), requests.get(i), false);
+		}
+		for (int i : absent) {
+			this.store.recordClaim(requests.get(i).id().workflow(), false);
+			results[i] = this.store.acquiredAfterInsert(this.table, results[i], requests.get(i), false, stampedAt);
+		}
 	}
 
 	private static void releaseAcquired(@Nullable ClaimResult[] results, RuntimeException ex) {
@@ -280,9 +252,10 @@ final class JdbcBatchSteps {
 
 	/**
 	 * Completes the claims in one round trip when they are all this store's claims held
-	 * by their leases (one fenced statement), or all held by the caller's transaction
-	 * (the {@code void} ones need nothing, their records were written finished; the others
-	 * one statement).
+	 * by their leases (one fenced statement on PostgreSQL; elsewhere a JDBC batch, in one
+	 * transaction so that it commits once), or all held by the caller's transaction (the
+	 * {@code void} ones need nothing, their records were written finished; the others one
+	 * statement).
 	 * @return for each handle whether it was completed, or {@code null} when the handles
 	 * are not all of one such kind
 	 */
@@ -320,9 +293,12 @@ final class JdbcBatchSteps {
 	}
 
 	private boolean[] complete(List<ClaimRequest> requests, List<@Nullable String> responses, Fence fence) {
-		return this.table.completeAll(requests.stream().map(ClaimRequest::id).toList(),
+		Supplier<boolean[]> completion = () -> this.table.completeAll(requests.stream().map(ClaimRequest::id).toList(),
 				requests.stream().map(ClaimRequest::owner).toList(), responses,
 				requests.stream().map(ClaimRequest::retention).toList(), fence);
+		// a JDBC batch of completions on its own would commit each: one transaction commits them all
+		return (fence == Fence.LEASE && !this.table.completesAllAtOnce() && requests.size() > 1)
+				? this.store.inTransaction(completion) : completion.get();
 	}
 
 	private static List<Boolean> completed(boolean[] completed, int size) {

@@ -210,7 +210,8 @@ enum JdbcDialect {
 	 * {@code RETURNING} answers the inserted row or the existing one, as committed (the
 	 * update locks the row for that one statement). Inside the caller's transaction that
 	 * lock would be held until the transaction ends, so there a duplicate key is followed by
-	 * a read.
+	 * a read. A batch outside a transaction is claimed the same way, in one multi-row
+	 * statement.
 	 */
 	MARIADB {
 		@Override
@@ -224,6 +225,13 @@ enum JdbcDialect {
 			// the owner is unique to this claim: the row carries it only when this statement inserted it
 			return insert(table, lockTimeout) + " ON DUPLICATE KEY UPDATE workflow = workflow RETURNING owner = :owner"
 					+ " AS claimed, " + COLUMNS;
+		}
+
+		@Override
+		String upsertAll(String table, Duration lockTimeout, int rows) {
+			// as the single claim: a no-op update of each row found answers it as committed
+			return insertAll(table, lockTimeout, rows) + " ON DUPLICATE KEY UPDATE workflow = workflow RETURNING "
+					+ COLUMNS;
 		}
 
 		@Override
@@ -396,6 +404,17 @@ enum JdbcDialect {
 	 * {@code AND}, or empty
 	 */
 	@Nullable String completeAll(String table, String fence) {
+		return null;
+	}
+
+	/**
+	 * Where the dialect has no {@link #claimAll one-statement batch claim}, a claim of
+	 * {@code rows} records in one statement outside a transaction, or {@code null} when it
+	 * has none: inserts each record whose row does not exist, and answers per record one
+	 * row of the {@link #COLUMNS}, the record inserted or the row found (locked for the
+	 * statement); the parameters as for {@link #insertAll}.
+	 */
+	@Nullable String upsertAll(String table, Duration lockTimeout, int rows) {
 		return null;
 	}
 

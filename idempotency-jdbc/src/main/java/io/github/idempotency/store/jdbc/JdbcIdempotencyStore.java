@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -175,11 +176,29 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
+	 * Runs {@code work} in one transaction on the store's {@code DataSource}: the caller's,
+	 * when one is active there, else a transaction of its own, committed once.
+	 */
+	<T> T inTransaction(Supplier<T> work) {
+		T result = this.transactions.execute((status) -> work.get());
+		Assert.state(result != null, "No result");
+		return result;
+	}
+
+	/**
 	 * Whether a claim of {@code workflow} outside a transaction inserts first now, rather
 	 * than use a one-statement claim (see {@link ReadFirst}).
 	 */
 	boolean insertsFirst(String workflow) {
 		return this.readFirstRatios.insertsFirst(this.readFirst, workflow);
+	}
+
+	/**
+	 * Whether a claim of {@code workflow} outside a transaction reads the record first now
+	 * (see {@link ReadFirst}).
+	 */
+	boolean readsFirst(String workflow) {
+		return this.readFirstRatios.readsFirst(this.readFirst, workflow);
 	}
 
 	/**

@@ -125,6 +125,10 @@ final class JdbcRecordTable {
 
 	private final @Nullable String readAllOf;
 
+	private final boolean completesAllAtOnce;
+
+	private final boolean upsertsAll;
+
 	JdbcRecordTable(DataSource dataSource, JdbcDialect dialect, String table, Duration lockTimeout, Clock clock) {
 		this.jdbc = JdbcClient.create(dataSource);
 		JdbcTemplate bounded = new JdbcTemplate(dataSource);
@@ -153,6 +157,8 @@ final class JdbcRecordTable {
 		this.claimAllInTransaction = dialect.claimAllInTransaction(table, lockTimeout);
 		this.insertAllFirst = dialect.insertAllFirst(table, lockTimeout);
 		this.readAllOf = dialect.readAllOf(table);
+		this.completesAllAtOnce = dialect.completeAll(table, "") != null;
+		this.upsertsAll = dialect.upsertAll(table, lockTimeout, 1) != null;
 	}
 
 	/**
@@ -291,6 +297,14 @@ final class JdbcRecordTable {
 	}
 
 	/**
+	 * Whether {@link #completeAll} completes many claims in one statement, rather than in
+	 * a JDBC batch of single completions (which outside a transaction commits each).
+	 */
+	boolean completesAllAtOnce() {
+		return this.completesAllAtOnce;
+	}
+
+	/**
 	 * Inserts each record unless its row exists, and reads the rows it found: in one
 	 * statement (see {@link JdbcDialect#claimAll}), or, outside a transaction for keys
 	 * most likely new where the dialect has {@link JdbcDialect#insertAllFirst}, in one
@@ -396,6 +410,54 @@ final class JdbcRecordTable {
 	 * @return {@code false} when a row existed, and nothing was inserted
 	 */
 	boolean insertAll(List<IdempotencyRecord> records) {
+		try {
+			this.jdbc.sql(this.dialect.insertAll(this.table, this.lockTimeout, records.size()))
+				.paramSource(parametersOfAll(records))
+				.update();
+			return true;
+		}
+		catch (DuplicateKeyException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Whether {@link #upsertAll} claims many records in one statement outside a
+	 * transaction.
+	 */
+	boolean upsertsAll() {
+		return this.upsertsAll;
+	}
+
+	/**
+	 * Inserts each record whose row does not exist and reads each row it found, in one
+	 * statement outside a transaction ({@link JdbcDialect#upsertAll}; only where
+	 * {@link #upsertsAll}).
+	 * @param records the new records, no id twice
+	 * @return per record what the statement did, {@code null} where it answered no row
+	 */
+	@Nullable Insertion[] upsertAll(List<IdempotencyRecord> records) {
+		String upsert = this.dialect.upsertAll(this.table, this.lockTimeout, records.size());
+		Assert.state(upsert != null, "No batch upsert on " + this.dialect);
+		Map<RecordId, Integer> positions = new HashMap<>(records.size() * 2);
+		for (int i = 0; i < records.size(); i++) {
+			positions.put(records.get(i).id(), i);
+		}
+		Insertion[] found = new Insertion[records.size()];
+		this.jdbc.sql(upsert).paramSource(parametersOfAll(records)).query((rs) -> {
+			IdempotencyRecord row = toRecord(rs, 0);
+			Integer position = positions.get(row.id());
+			if (position != null) {
+				// the owner is unique to each claim: the row carries it only when this statement inserted it
+				found[position] = row.owner().equals(records.get(position).owner()) ? Insertion.INSERTED
+						: new Insertion(false, row);
+			}
+		});
+		return found;
+	}
+
+	/** The parameters of {@link JdbcDialect#insertAll}: those of record {@code i} suffixed with {@code i}. */
+	private static MapSqlParameterSource parametersOfAll(List<IdempotencyRecord> records) {
 		MapSqlParameterSource parameters = new MapSqlParameterSource();
 		for (int i = 0; i < records.size(); i++) {
 			Object[] values = values(records.get(i));
@@ -403,15 +465,7 @@ final class JdbcRecordTable {
 				parameters.addValue(RECORD_PARAMETERS.get(j) + i, values[j]);
 			}
 		}
-		try {
-			this.jdbc.sql(this.dialect.insertAll(this.table, this.lockTimeout, records.size()))
-				.paramSource(parameters)
-				.update();
-			return true;
-		}
-		catch (DuplicateKeyException ex) {
-			return false;
-		}
+		return parameters;
 	}
 
 	@Nullable IdempotencyRecord read(RecordId id) {

@@ -17,8 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * first delivery costs less than the claim statement's write path saves on a duplicate.
  * Below {@value Ratios#INSERT_FIRST_PERCENT} % a claim on PostgreSQL is a plain insert, the
  * record read only when it exists: the server saves more on the first deliveries than the
- * read costs the few duplicates; a batch on MariaDB, MySQL or H2 is its multi-row insert
- * alone, its read only when the insert met a row. Between the two it is one statement whatever it finds
+ * read costs the few duplicates. Between the two it is one statement whatever it finds
  * (docs/benchmarks.md). A claim in the caller's transaction never reads first.
  */
 public enum ReadFirst {

@@ -193,8 +193,7 @@ abstract class JdbcContentionTests {
 	@Test
 	void aBatchClaimOfNewKeysThatWaitedForAnotherTransactionsCommitAnswersTheCommittedRecordAndClaimsTheRest()
 			throws Exception {
-		// the workflow's claims so far all new: the batch is claimed by its insert alone, which
-		// waits for the row the holder inserted and then meets it
+		// the batch's insert waits for the row the holder inserted, then meets it as committed
 		RecordId committed = id("committed-before-batch");
 		RecordId fresh = id("fresh-in-batch");
 		Future<List<ClaimResult>> waiting;

@@ -12,17 +12,21 @@ import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
+import io.github.idempotency.store.IdempotencyRecord;
+import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.test.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.testservers.TestDatabases;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
- * On MariaDB a batch outside a transaction is claimed with one multi-row insert while its
- * workflow's claims are nearly all new, else with one read and one insert of the rows it
- * did not find; a batch of duplicates with the read alone; and completed with one JDBC
- * batch — counting the statements prepared, in a table of its own.
+ * On MariaDB a batch outside a transaction is claimed with one statement (an insert that
+ * answers the rows it found), or, while its workflow reads first, with one read and one
+ * insert of the rows it did not find (a batch of duplicates with the read alone); and
+ * completed with one JDBC batch in one transaction, committed once — counting the
+ * statements prepared and the commits, in a table of its own.
  */
 class MariaDbJdbcBatchStatementsTest {
 
@@ -41,43 +45,61 @@ class MariaDbJdbcBatchStatementsTest {
 	}
 
 	@Test
-	void aBatchOfNewKeysIsClaimedWithOneInsertAndCompletedWithOneBatch() {
+	void aBatchIsClaimedWithOneStatementAndCompletedWithOneBatchCommittedOnce() {
 		List<ClaimResult> claims = new ArrayList<>();
 		assertThat(this.dataSource.during(() -> claims.addAll(claimAll("a", "b", "c", "d")))).isOne();
 		assertThat(claims).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.ACQUIRED);
 		List<ClaimHandle> handles = claims.stream().map(ClaimResult::acquiredHandle).toList();
 		List<Boolean> completed = new ArrayList<>();
+		int commits = this.dataSource.commits.get();
 		assertThat(this.dataSource.during(
 				() -> completed.addAll(this.store.completeAll(handles, List.of("\"a\"", "\"b\"", "\"c\"", "\"d\"")))))
 			.isOne();
+		assertThat(this.dataSource.commits.get() - commits).as("one commit for the batch's completions").isOne();
 		assertThat(completed).containsOnly(true);
-		List<ClaimResult> duplicates = new ArrayList<>();
-		assertThat(this.dataSource.during(() -> duplicates.addAll(claimAll("a", "b", "c", "d"))))
-			.as("the insert, which meets the rows and inserts none, then the read")
-			.isEqualTo(2);
-		assertThat(duplicates).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.DUPLICATE);
-		assertThat(duplicates.get(2).record().response()).isEqualTo("\"c\"");
+		List<ClaimResult> mixed = new ArrayList<>();
+		assertThat(this.dataSource.during(() -> mixed.addAll(claimAll("b", "e", "c")))).isOne();
+		assertThat(mixed).extracting(ClaimResult::outcome)
+			.containsExactly(ClaimOutcome.DUPLICATE, ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE);
+		assertThat(mixed.get(2).record().response()).isEqualTo("\"c\"");
+		assertThat(this.store.find(mixed.get(1).record().id()).orElseThrow().owner())
+			.isEqualTo(mixed.get(1).record().owner());
 	}
 
 	@Test
-	void aBatchOfDuplicatesIsReadOnceTheWorkflowShowsThemAndABatchThatMeetsARowIsReadAndInserted() {
-		// a workflow's first batches, as new keys: the insert alone, which fails on the row it meets
-		for (int i = 0; i < 3; i++) {
-			claimAll("seen-" + i);
-		}
-		List<ClaimResult> mixed = new ArrayList<>();
-		assertThat(this.dataSource.during(() -> mixed.addAll(claimAll("seen-0", "fresh-0", "fresh-1"))))
-			.as("the insert that met a row, the read, the insert of the others")
-			.isEqualTo(3);
-		assertThat(mixed).extracting(ClaimResult::outcome)
-			.containsExactly(ClaimOutcome.IN_PROGRESS, ClaimOutcome.ACQUIRED, ClaimOutcome.ACQUIRED);
-		// then mostly duplicates: the workflow's batches are read before any insert
+	void aBatchOfAWorkflowWhoseClaimsAreMostlyDuplicatesIsReadFirst() {
+		claimAll("seen-0", "seen-1", "seen-2");
 		for (int i = 0; i < 64; i++) {
 			claimAll("seen-0", "seen-1", "seen-2");
 		}
 		List<ClaimResult> duplicates = new ArrayList<>();
-		assertThat(this.dataSource.during(() -> duplicates.addAll(claimAll("seen-1", "seen-2")))).isOne();
+		assertThat(this.dataSource.during(() -> duplicates.addAll(claimAll("seen-1", "seen-2"))))
+			.as("the read alone")
+			.isOne();
 		assertThat(duplicates).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.IN_PROGRESS);
+		List<ClaimResult> mixed = new ArrayList<>();
+		assertThat(this.dataSource.during(() -> mixed.addAll(claimAll("seen-0", "fresh")))).as("the read, the insert")
+			.isEqualTo(2);
+		assertThat(mixed).extracting(ClaimResult::outcome)
+			.containsExactly(ClaimOutcome.IN_PROGRESS, ClaimOutcome.ACQUIRED);
+	}
+
+	@Test
+	void aBatchCompletionWhoseCommitFailsCompletesNoneAndCompletesThemAllWhenTriedAgain() {
+		List<ClaimResult> claims = claimAll("x", "y", "z");
+		List<ClaimHandle> handles = claims.stream().map(ClaimResult::acquiredHandle).toList();
+		List<String> responses = List.of("\"x\"", "\"y\"", "\"z\"");
+		this.dataSource.failNextCommit();
+		assertThatException().isThrownBy(() -> this.store.completeAll(handles, responses));
+		for (ClaimResult claim : claims) {
+			IdempotencyRecord record = this.store.find(claim.record().id()).orElseThrow();
+			assertThat(record.status()).isEqualTo(RecordStatus.IN_PROGRESS);
+			assertThat(record.owner()).isEqualTo(claim.record().owner());
+		}
+		assertThat(this.store.completeAll(handles, responses)).containsExactly(true, true, true);
+		assertThat(claims).allSatisfy((claim) -> assertThat(this.store.find(claim.record().id()).orElseThrow().status())
+			.isEqualTo(RecordStatus.COMPLETED));
+		assertThat(this.store.find(claims.get(1).record().id()).orElseThrow().response()).isEqualTo("\"y\"");
 	}
 
 	private List<ClaimResult> claimAll(String... keys) {

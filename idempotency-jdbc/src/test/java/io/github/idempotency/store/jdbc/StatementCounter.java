@@ -15,12 +15,18 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
- * A data source that counts the statements prepared on its connections (a single-threaded
- * count is exact for the tests that read it).
+ * A data source that counts the statements prepared and the commits asked on its
+ * connections (a single-threaded count is exact for the tests that read it), and can make
+ * a commit fail.
  */
 final class StatementCounter extends DelegatingDataSource {
 
 	final AtomicInteger statements = new AtomicInteger();
+
+	/** The commits asked of its connections. */
+	final AtomicInteger commits = new AtomicInteger();
+
+	private final AtomicInteger commitsToFail = new AtomicInteger();
 
 	private final AtomicReference<@Nullable Interlude> interlude = new AtomicReference<>();
 
@@ -50,11 +56,26 @@ final class StatementCounter extends DelegatingDataSource {
 		this.interlude.set(new Interlude(prefix, action));
 	}
 
+	/**
+	 * Makes the next commit on one of its connections fail, as a server that aborted the
+	 * transaction at its commit: the transaction is rolled back, and the commit throws.
+	 */
+	void failNextCommit() {
+		this.commitsToFail.incrementAndGet();
+	}
+
 	@Override
 	public Connection getConnection() throws SQLException {
 		Connection connection = super.getConnection();
 		return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
 				(proxy, method, args) -> {
+					if (method.getName().equals("commit")) {
+						this.commits.incrementAndGet();
+						if (this.commitsToFail.getAndUpdate((n) -> Math.max(0, n - 1)) > 0) {
+							connection.rollback();
+							throw new SQLException("The commit failed (made to fail by the test)");
+						}
+					}
 					if (method.getName().startsWith("prepare") || method.getName().equals("createStatement")) {
 						this.statements.incrementAndGet();
 						Interlude next = this.interlude.get();
