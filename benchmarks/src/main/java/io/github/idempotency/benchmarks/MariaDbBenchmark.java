@@ -24,6 +24,7 @@ import io.github.idempotency.benchmarks.JdbcBatchBenchmark.BatchSize;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * MariaDB on loopback ({@link Servers#mariadb()}), autocommit, one Hikari pool: one message
@@ -38,8 +39,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * {@code INSERT IGNORE} (claim), then {@code UPDATE ... WHERE owner = ?} (complete); a
  * duplicate: the insert inserts nothing, then one {@code SELECT} reads the stored result.
  * A batch: one {@code INSERT IGNORE} of every row, then the completions as one JDBC batch
- * (what the starter sends on MariaDB); a duplicate batch: the insert, then one
- * {@code SELECT ... IN}.</li>
+ * in one transaction (what the starter sends on MariaDB); a duplicate batch: the insert,
+ * then one {@code SELECT ... IN}.</li>
  * </ul>
  * Both tables hold {@value JdbcBatchBenchmark#FILLER_ROWS} rows of another workflow, their
  * statistics taken with them.
@@ -111,8 +112,10 @@ public class MariaDbBenchmark {
 			completions.add(new Object[] { state.writer.writeValueAsString(receipt), expiresAt, Bare.WORKFLOW, key,
 					owner });
 		}
+		// in one transaction, as the starter's: one commit, not one per completion
+		int[] counts = state.transactions.execute((tx) -> state.batches.batchUpdate(Bare.COMPLETE, completions));
 		int completed = 0;
-		for (int count : state.batches.batchUpdate(Bare.COMPLETE, completions)) {
+		for (int count : counts) {
 			completed += count;
 		}
 		JdbcBatchBenchmark.expect(batch.size(), completed);
@@ -191,6 +194,8 @@ public class MariaDbBenchmark {
 
 		JdbcTemplate batches;
 
+		TransactionTemplate transactions;
+
 		ObjectWriter writer;
 
 		ObjectReader reader;
@@ -200,6 +205,7 @@ public class MariaDbBenchmark {
 			this.context = BenchmarkContexts.mariadb();
 			this.jdbc = this.context.getBean(JdbcClient.class);
 			this.batches = this.context.getBean(JdbcTemplate.class);
+			this.transactions = this.context.getBean(TransactionTemplate.class);
 			JsonMapper jsonMapper = this.context.getBean(JsonMapper.class);
 			this.writer = jsonMapper.writerFor(Receipt.class);
 			this.reader = jsonMapper.readerFor(Receipt.class);
