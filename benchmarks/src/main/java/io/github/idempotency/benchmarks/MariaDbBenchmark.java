@@ -22,8 +22,10 @@ import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.benchmarks.JdbcBatchBenchmark.BatchDuplicates;
 import io.github.idempotency.benchmarks.JdbcBatchBenchmark.BatchSize;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -41,6 +43,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * A batch: one {@code INSERT IGNORE} of every row, then the completions as one JDBC batch
  * in one transaction (what the starter sends on MariaDB); a duplicate batch: the insert,
  * then one {@code SELECT ... IN}.</li>
+ * <li>{@code bareOnStarterTable*}: the same by hand in the starter's own table (see
+ * {@link BareOnStarterTable}).</li>
  * </ul>
  * Both tables hold {@value JdbcBatchBenchmark#FILLER_ROWS} rows of another workflow, their
  * statistics taken with them.
@@ -104,22 +108,24 @@ public class MariaDbBenchmark {
 			throw new IllegalStateException("Not a first delivery: " + batch.get(0));
 		}
 		List<Receipt> receipts = new ArrayList<>(batch.size());
-		List<Object[]> completions = new ArrayList<>(batch.size());
-		long expiresAt = System.currentTimeMillis() + JdbcBatchBenchmark.RETENTION.toMillis();
+		List<String> responses = new ArrayList<>(batch.size());
 		for (String key : batch) {
 			Receipt receipt = Receipt.of(key);
 			receipts.add(receipt);
-			completions.add(new Object[] { state.writer.writeValueAsString(receipt), expiresAt, Bare.WORKFLOW, key,
-					owner });
+			responses.add(state.writer.writeValueAsString(receipt));
 		}
-		// in one transaction, as the starter's: one commit, not one per completion
-		int[] counts = state.transactions.execute((tx) -> state.batches.batchUpdate(Bare.COMPLETE, completions));
-		int completed = 0;
-		for (int count : counts) {
-			completed += count;
-		}
-		JdbcBatchBenchmark.expect(batch.size(), completed);
+		JdbcBatchBenchmark.expect(batch.size(), state.completeAll(batch, owner, responses));
 		return receipts;
+	}
+
+	@Benchmark
+	public List<Receipt> bareOnStarterTableBatchFirst(BareOnStarterTable state, BatchSize size, Keys keys) {
+		return bareBatchFirst(state, size, keys);
+	}
+
+	@Benchmark
+	public List<Receipt> bareOnStarterTableBatchDuplicate(BareOnStarterTable state, BatchSize size) {
+		return bareBatchDuplicate(state, size);
 	}
 
 	@Benchmark
@@ -177,11 +183,6 @@ public class MariaDbBenchmark {
 
 		static final String TABLE = "bench_bare_record";
 
-		static final String WORKFLOW = JdbcBatchBenchmark.WORKFLOW;
-
-		static final String COMPLETE = "UPDATE " + TABLE + " SET status = 'COMPLETED', response = ?, expires_at = ?"
-				+ " WHERE workflow = ? AND idempotency_key = ? AND owner = ? AND status = 'IN_PROGRESS'";
-
 		final BatchDuplicates duplicates = new BatchDuplicates();
 
 		private final Map<Integer, String> claims = new ConcurrentHashMap<>();
@@ -209,6 +210,20 @@ public class MariaDbBenchmark {
 			JsonMapper jsonMapper = this.context.getBean(JsonMapper.class);
 			this.writer = jsonMapper.writerFor(Receipt.class);
 			this.reader = jsonMapper.readerFor(Receipt.class);
+			createTable();
+			this.jdbc.sql("DELETE FROM " + table() + " WHERE workflow = ?").param(workflow()).update();
+			List<String> singles = List.of(DuplicateKeys.all());
+			for (List<String> keys : this.duplicates.all(100)) {
+				finish(keys);
+			}
+			for (int i = 0; i < singles.size(); i += 100) {
+				finish(singles.subList(i, Math.min(singles.size(), i + 100)));
+			}
+			this.jdbc.sql(filler()).update();
+			ServersState.vacuum(this.jdbc, table());
+		}
+
+		void createTable() {
 			this.jdbc.sql("""
 					CREATE TABLE IF NOT EXISTS bench_bare_record (
 						workflow VARBINARY(255) NOT NULL,
@@ -220,18 +235,41 @@ public class MariaDbBenchmark {
 						expires_at BIGINT NOT NULL,
 						PRIMARY KEY (workflow, idempotency_key)
 					) ENGINE = InnoDB""").update();
-			this.jdbc.sql("DELETE FROM " + TABLE + " WHERE workflow = ?").param(WORKFLOW).update();
-			List<String> singles = List.of(DuplicateKeys.all());
-			for (List<String> keys : this.duplicates.all(100)) {
-				finish(keys);
-			}
-			for (int i = 0; i < singles.size(); i += 100) {
-				finish(singles.subList(i, Math.min(singles.size(), i + 100)));
-			}
-			this.jdbc.sql("INSERT IGNORE INTO " + TABLE + " (workflow, idempotency_key, status, owner, response, "
+		}
+
+		String table() {
+			return TABLE;
+		}
+
+		String workflow() {
+			return JdbcBatchBenchmark.WORKFLOW;
+		}
+
+		String filler() {
+			return "INSERT IGNORE INTO " + TABLE + " (workflow, idempotency_key, status, owner, response, "
 					+ "lease_until, expires_at) SELECT 'filler', CONCAT('filler-', seq), 'COMPLETED', 'filler', '{}', 0, "
-					+ Long.MAX_VALUE + " FROM seq_1_to_" + JdbcBatchBenchmark.FILLER_ROWS).update();
-			ServersState.vacuum(this.jdbc, TABLE);
+					+ Long.MAX_VALUE + " FROM seq_1_to_" + JdbcBatchBenchmark.FILLER_ROWS;
+		}
+
+		/** The columns a claim writes, and one row of their values with {@code ?} for key, owner and times. */
+		String[] claimColumnsAndRow() {
+			return new String[] { "workflow, idempotency_key, status, owner, lease_until, expires_at",
+					"(?, ?, 'IN_PROGRESS', ?, ?, ?)" };
+		}
+
+		void addClaim(List<Object> values, String key, String owner, long now) {
+			long leaseUntil = now + BarePostgres.LEASE.toMillis();
+			Collections.addAll(values, workflow(), key, owner, leaseUntil, leaseUntil);
+		}
+
+		/** The completion's statement: its parameters are {@link #completion(String, String, String, long)}. */
+		String completion() {
+			return "UPDATE " + TABLE + " SET status = 'COMPLETED', response = ?, expires_at = ?"
+					+ " WHERE workflow = ? AND idempotency_key = ? AND owner = ? AND status = 'IN_PROGRESS'";
+		}
+
+		Object[] completion(String key, String owner, String response, long now) {
+			return new Object[] { response, now + JdbcBatchBenchmark.RETENTION.toMillis(), workflow(), key, owner };
 		}
 
 		private void finish(List<String> keys) {
@@ -251,31 +289,45 @@ public class MariaDbBenchmark {
 		 * @return how many it inserted
 		 */
 		int claim(List<String> keys, String owner) {
-			String insert = this.claims.computeIfAbsent(keys.size(), (rows) -> "INSERT IGNORE INTO " + TABLE
-					+ " (workflow, idempotency_key, status, owner, lease_until, expires_at) VALUES "
-					+ String.join(", ", Collections.nCopies(rows, "(?, ?, 'IN_PROGRESS', ?, ?, ?)")));
-			long leaseUntil = System.currentTimeMillis() + BarePostgres.LEASE.toMillis();
-			List<Object> values = new ArrayList<>(keys.size() * 5);
+			String insert = this.claims.computeIfAbsent(keys.size(), (rows) -> "INSERT IGNORE INTO " + table() + " ("
+					+ claimColumnsAndRow()[0] + ") VALUES "
+					+ String.join(", ", Collections.nCopies(rows, claimColumnsAndRow()[1])));
+			long now = System.currentTimeMillis();
+			List<Object> values = new ArrayList<>(keys.size() * 8);
 			for (String key : keys) {
-				Collections.addAll(values, WORKFLOW, key, owner, leaseUntil, leaseUntil);
+				addClaim(values, key, owner, now);
 			}
 			return this.jdbc.sql(insert).params(values).update();
 		}
 
 		int complete(String key, String owner, String response) {
-			return this.jdbc.sql(COMPLETE)
-				.params(response, System.currentTimeMillis() + JdbcBatchBenchmark.RETENTION.toMillis(), WORKFLOW, key,
-						owner)
+			return this.jdbc.sql(completion())
+				.params(completion(key, owner, response, System.currentTimeMillis()))
 				.update();
+		}
+
+		/** Completes {@code keys} in one JDBC batch in one transaction, as the starter does on MariaDB. */
+		int completeAll(List<String> keys, String owner, List<String> responses) {
+			long now = System.currentTimeMillis();
+			List<Object[]> completions = new ArrayList<>(keys.size());
+			for (int i = 0; i < keys.size(); i++) {
+				completions.add(completion(keys.get(i), owner, responses.get(i), now));
+			}
+			int[] counts = this.transactions.execute((tx) -> this.batches.batchUpdate(completion(), completions));
+			int completed = 0;
+			for (int count : counts) {
+				completed += count;
+			}
+			return completed;
 		}
 
 		/** The stored results of {@code keys}, read in one {@code SELECT}, in no given order. */
 		List<Receipt> responses(List<String> keys) {
-			String read = this.reads.computeIfAbsent(keys.size(), (rows) -> "SELECT status, response FROM " + TABLE
+			String read = this.reads.computeIfAbsent(keys.size(), (rows) -> "SELECT status, response FROM " + table()
 					+ " WHERE workflow = ? AND idempotency_key IN (" + String.join(", ", Collections.nCopies(rows, "?"))
 					+ ")");
 			List<Object> values = new ArrayList<>(keys.size() + 1);
-			values.add(WORKFLOW);
+			values.add(workflow());
 			values.addAll(keys);
 			List<Receipt> receipts = this.jdbc.sql(read).params(values).query((rs, row) -> {
 				if (!"COMPLETED".equals(rs.getString(1))) {
@@ -285,6 +337,63 @@ public class MariaDbBenchmark {
 			}).list();
 			JdbcBatchBenchmark.expect(keys.size(), receipts.size());
 			return receipts;
+		}
+
+	}
+
+	/**
+	 * The same protocol by hand in the starter's own table ({@code idempotency_record}, its
+	 * 14 columns and two indexes, the filler rows included), under a workflow of its own,
+	 * writing what the starter writes (as {@link JdbcBatchBenchmark.BareOnStarterTable} on
+	 * PostgreSQL): what the record's width costs, apart from the protocol.
+	 */
+	@State(Scope.Benchmark)
+	public static class BareOnStarterTable extends Bare {
+
+		@Override
+		void createTable() {
+			new ResourceDatabasePopulator(new ClassPathResource("io/github/idempotency/store/jdbc/schema-mysql.sql"))
+				.execute(this.context.getBean(DataSource.class));
+		}
+
+		@Override
+		String table() {
+			return "idempotency_record";
+		}
+
+		@Override
+		String workflow() {
+			return JdbcBatchBenchmark.WORKFLOW + "-bare";
+		}
+
+		@Override
+		String filler() {
+			return STARTER_FILLER;
+		}
+
+		@Override
+		String[] claimColumnsAndRow() {
+			return new String[] {
+					"workflow, idempotency_key, status, owner, attempt, lease_until, created_at, updated_at, expires_at",
+					"(?, ?, 'IN_PROGRESS', ?, 1, ?, ?, ?, ?)" };
+		}
+
+		@Override
+		void addClaim(List<Object> values, String key, String owner, long now) {
+			long leaseUntil = now + BarePostgres.LEASE.toMillis();
+			Collections.addAll(values, workflow(), key, owner, leaseUntil, now, now,
+					leaseUntil + JdbcBatchBenchmark.RETENTION.toMillis());
+		}
+
+		@Override
+		String completion() {
+			return "UPDATE idempotency_record SET status = 'COMPLETED', response = ?, updated_at = ?"
+					+ " WHERE workflow = ? AND idempotency_key = ? AND owner = ? AND status = 'IN_PROGRESS'";
+		}
+
+		@Override
+		Object[] completion(String key, String owner, String response, long now) {
+			return new Object[] { response, now, workflow(), key, owner };
 		}
 
 	}

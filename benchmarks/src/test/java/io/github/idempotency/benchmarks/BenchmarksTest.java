@@ -232,6 +232,8 @@ class BenchmarksTest {
 		starter.start();
 		MariaDbBenchmark.Bare bare = new MariaDbBenchmark.Bare();
 		bare.start();
+		MariaDbBenchmark.BareOnStarterTable bareOnStarterTable = new MariaDbBenchmark.BareOnStarterTable();
+		bareOnStarterTable.start();
 		try {
 			assertThat(starter.store.find(new RecordId(PaymentHandler.WORKFLOW,
 					benchmark.starterFirst(starter, new Keys()).key())))
@@ -245,10 +247,14 @@ class BenchmarksTest {
 			assertThat(benchmark.bareBatchFirst(bare, size, new Keys())).hasSize(10);
 			assertThat(benchmark.bareBatchDuplicate(bare, size)).hasSize(10)
 				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
+			assertThat(benchmark.bareOnStarterTableBatchFirst(bareOnStarterTable, size, new Keys())).hasSize(10);
+			assertThat(benchmark.bareOnStarterTableBatchDuplicate(bareOnStarterTable, size)).hasSize(10)
+				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
 		}
 		finally {
 			starter.stop();
 			bare.stop();
+			bareOnStarterTable.stop();
 		}
 	}
 
