@@ -1,5 +1,6 @@
 package io.github.idempotency.store.jdbc;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -8,7 +9,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -252,7 +252,8 @@ final class JdbcBatchSteps {
 
 	/**
 	 * Completes the claims in one round trip when they are all this store's claims held
-	 * by their leases (one fenced statement on PostgreSQL; elsewhere a JDBC batch, in one
+	 * by their leases (one fenced statement on PostgreSQL; on MariaDB one statement that
+	 * counts what it completed, kept when it completed them all; else a JDBC batch; in one
 	 * transaction so that it commits once), or all held by the caller's transaction (the
 	 * {@code void} ones need nothing, their records were written finished; the others one
 	 * statement).
@@ -293,12 +294,31 @@ final class JdbcBatchSteps {
 	}
 
 	private boolean[] complete(List<ClaimRequest> requests, List<@Nullable String> responses, Fence fence) {
-		Supplier<boolean[]> completion = () -> this.table.completeAll(requests.stream().map(ClaimRequest::id).toList(),
-				requests.stream().map(ClaimRequest::owner).toList(), responses,
-				requests.stream().map(ClaimRequest::retention).toList(), fence);
-		// a JDBC batch of completions on its own would commit each: one transaction commits them all
-		return (fence == Fence.LEASE && !this.table.completesAllAtOnce() && requests.size() > 1)
-				? this.store.inTransaction(completion) : completion.get();
+		List<RecordId> ids = requests.stream().map(ClaimRequest::id).toList();
+		List<String> owners = requests.stream().map(ClaimRequest::owner).toList();
+		List<Duration> retentions = requests.stream().map(ClaimRequest::retention).toList();
+		if (fence != Fence.LEASE || this.table.completesAllAtOnce() || requests.size() == 1) {
+			return this.table.completeAll(ids, owners, responses, retentions, fence);
+		}
+		if (this.table.countsCompletions() && !this.store.isInTransaction()) {
+			// one statement in a transaction of its own, kept when it completed every claim; else
+			// rolled back (a claim lost to a takeover, or finished already), and done again below
+			boolean all = this.store.inTransaction((status) -> {
+				if (this.table.completeCounted(ids, owners, responses, retentions, fence)) {
+					return true;
+				}
+				status.setRollbackOnly();
+				return false;
+			});
+			if (all) {
+				boolean[] completed = new boolean[ids.size()];
+				Arrays.fill(completed, true);
+				return completed;
+			}
+		}
+		// a JDBC batch of completions, each answered; on its own it would commit each: one
+		// transaction commits them all
+		return this.store.inTransaction((status) -> this.table.completeAll(ids, owners, responses, retentions, fence));
 	}
 
 	private static List<Boolean> completed(boolean[] completed, int size) {

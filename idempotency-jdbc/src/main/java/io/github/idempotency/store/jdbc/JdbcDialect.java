@@ -211,7 +211,8 @@ enum JdbcDialect {
 	 * update locks the row for that one statement). Inside the caller's transaction that
 	 * lock would be held until the transaction ends, so there a duplicate key is followed by
 	 * a read. A batch outside a transaction is claimed the same way, in one multi-row
-	 * statement.
+	 * statement, and completed with one multi-table {@code UPDATE} (see
+	 * {@link #completeCounted}).
 	 */
 	MARIADB {
 		@Override
@@ -225,6 +226,21 @@ enum JdbcDialect {
 			// the owner is unique to this claim: the row carries it only when this statement inserted it
 			return insert(table, lockTimeout) + " ON DUPLICATE KEY UPDATE workflow = workflow RETURNING owner = :owner"
 					+ " AS claimed, " + COLUMNS;
+		}
+
+		@Override
+		String completeCounted(String table, String fence, int rows) {
+			StringBuilder claims = new StringBuilder("SELECT :workflow0 AS workflow, :key0 AS idempotency_key, "
+					+ ":owner0 AS owner, :response0 AS response, :expiresAt0 AS expires_at");
+			for (int i = 1; i < rows; i++) {
+				claims.append(" UNION ALL SELECT :workflow").append(i).append(", :key").append(i).append(", :owner")
+					.append(i).append(", :response").append(i).append(", :expiresAt").append(i);
+			}
+			return "UPDATE " + table + " t JOIN (" + claims + ") u ON t.workflow = u.workflow AND t.idempotency_key = "
+					+ "u.idempotency_key SET t.status = 'COMPLETED', t.response = u.response, t.error_type = NULL, "
+					+ "t.error_message = NULL, t.updated_at = :now, t.expires_at = CASE WHEN t.expires_at < u.expires_at "
+					+ "THEN u.expires_at ELSE t.expires_at END WHERE t.owner = u.owner"
+					+ fence.replace(" status", " t.status");
 		}
 
 		@Override
@@ -307,6 +323,8 @@ enum JdbcDialect {
 
 	static final String PARAMETERS = ":workflow, :key, :status, :fingerprint, :owner, :attempt, :leaseUntil, "
 			+ ":recoveryPoint, :response, :errorType, :errorMessage, :createdAt, :updatedAt, :expiresAt";
+
+	private static final String[] PARAMETER_NAMES = PARAMETERS.split(", ");
 
 	/**
 	 * An insert, its lock waits bounded by {@code lockTimeout}, that inserts nothing, or
@@ -408,6 +426,20 @@ enum JdbcDialect {
 	}
 
 	/**
+	 * Where the dialect has no {@link #completeAll} that names what it completed, a
+	 * completion of {@code rows} claims in one statement that answers only how many rows
+	 * it completed, or {@code null} when it has none. The parameters of claim {@code i} are
+	 * {@code workflow}, {@code key}, {@code owner}, {@code response} and {@code expiresAt}
+	 * suffixed with {@code i}, and the scalar {@code now}.
+	 * @param table the table
+	 * @param fence as for {@link #completeAll}
+	 * @param rows how many claims
+	 */
+	@Nullable String completeCounted(String table, String fence, int rows) {
+		return null;
+	}
+
+	/**
 	 * Where the dialect has no {@link #claimAll one-statement batch claim}, a claim of
 	 * {@code rows} records in one statement outside a transaction, or {@code null} when it
 	 * has none: inserts each record whose row does not exist, and answers per record one
@@ -428,7 +460,11 @@ enum JdbcDialect {
 		String insert = insert(table, lockTimeout);
 		StringBuilder sql = new StringBuilder(insert.substring(0, insert.lastIndexOf("VALUES (") + 7));
 		for (int i = 0; i < rows; i++) {
-			sql.append((i > 0) ? ", (" : "(").append(PARAMETERS.replaceAll("(:[A-Za-z]+)", "$1" + i)).append(')');
+			sql.append((i > 0) ? ", (" : "(");
+			for (int j = 0; j < PARAMETER_NAMES.length; j++) {
+				sql.append((j > 0) ? ", " : "").append(PARAMETER_NAMES[j]).append(i);
+			}
+			sql.append(')');
 		}
 		return sql.toString();
 	}

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -33,6 +32,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+import org.springframework.transaction.support.TransactionCallback;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.util.Assert;
@@ -179,8 +179,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * Runs {@code work} in one transaction on the store's {@code DataSource}: the caller's,
 	 * when one is active there, else a transaction of its own, committed once.
 	 */
-	<T> T inTransaction(Supplier<T> work) {
-		T result = this.transactions.execute((status) -> work.get());
+	<T> T inTransaction(TransactionCallback<T> work) {
+		T result = this.transactions.execute(work);
 		Assert.state(result != null, "No result");
 		return result;
 	}

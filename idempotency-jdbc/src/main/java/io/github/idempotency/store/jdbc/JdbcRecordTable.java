@@ -76,6 +76,12 @@ final class JdbcRecordTable {
 	private static final String KEPT_UNTIL = "expires_at = CASE WHEN expires_at < :expiresAt THEN :expiresAt "
 			+ "ELSE expires_at END";
 
+	/** The most claims one statement of {@link #completeCounted} completes. */
+	private static final int MAX_COUNTED_COMPLETIONS = 1000;
+
+	/** The most characters of responses one statement of {@link #completeCounted} carries. */
+	private static final int MAX_COUNTED_CHARACTERS = 262_144;
+
 	/** For the claim's statements, whose lock waits each dialect bounds itself. */
 	private final JdbcClient jdbc;
 
@@ -129,6 +135,8 @@ final class JdbcRecordTable {
 
 	private final boolean upsertsAll;
 
+	private final boolean countsCompletions;
+
 	JdbcRecordTable(DataSource dataSource, JdbcDialect dialect, String table, Duration lockTimeout, Clock clock) {
 		this.jdbc = JdbcClient.create(dataSource);
 		JdbcTemplate bounded = new JdbcTemplate(dataSource);
@@ -159,6 +167,7 @@ final class JdbcRecordTable {
 		this.readAllOf = dialect.readAllOf(table);
 		this.completesAllAtOnce = dialect.completeAll(table, "") != null;
 		this.upsertsAll = dialect.upsertAll(table, lockTimeout, 1) != null;
+		this.countsCompletions = dialect.completeCounted(table, "", 1) != null;
 	}
 
 	/**
@@ -419,6 +428,45 @@ final class JdbcRecordTable {
 		catch (DuplicateKeyException ex) {
 			return false;
 		}
+	}
+
+	/**
+	 * Completes claims in one statement where the dialect has one that counts them
+	 * ({@link JdbcDialect#completeCounted}), and when they are few and small enough for
+	 * one statement: at most {@value #MAX_COUNTED_COMPLETIONS} claims whose responses hold
+	 * at most {@value #MAX_COUNTED_CHARACTERS} characters (at 4 bytes each, escaped, well
+	 * within the smallest largest packet a MariaDB server is configured with).
+	 * @return whether it completed every claim: when not, it may have completed some, and
+	 * its transaction is to be rolled back
+	 */
+	boolean completeCounted(List<RecordId> ids, List<String> owners, List<@Nullable String> responses,
+			List<Duration> retentions, Fence fence) {
+		int rows = ids.size();
+		String statement = this.dialect.completeCounted(this.table, fence.condition(), rows);
+		long characters = 0;
+		for (String response : responses) {
+			characters += (response != null) ? response.length() : 0;
+		}
+		if (statement == null || rows > MAX_COUNTED_COMPLETIONS || characters > MAX_COUNTED_CHARACTERS) {
+			return false;
+		}
+		Instant now = now();
+		MapSqlParameterSource parameters = new MapSqlParameterSource("now", now.toEpochMilli());
+		for (int i = 0; i < rows; i++) {
+			parameters.addValue("workflow" + i, ids.get(i).workflow())
+				.addValue("key" + i, ids.get(i).key())
+				.addValue("owner" + i, owners.get(i))
+				.addValue("response" + i, responses.get(i), Types.VARCHAR)
+				.addValue("expiresAt" + i, now.plus(retentions.get(i)).toEpochMilli());
+		}
+		return this.bounded.sql(statement).paramSource(parameters).update() == rows;
+	}
+
+	/**
+	 * Whether {@link #completeCounted} may complete claims in one statement.
+	 */
+	boolean countsCompletions() {
+		return this.countsCompletions;
 	}
 
 	/**

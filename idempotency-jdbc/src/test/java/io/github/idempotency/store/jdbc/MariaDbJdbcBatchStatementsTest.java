@@ -17,6 +17,7 @@ import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.test.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.testservers.TestDatabases;
+import org.springframework.jdbc.core.simple.JdbcClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -56,6 +57,9 @@ class MariaDbJdbcBatchStatementsTest {
 				() -> completed.addAll(this.store.completeAll(handles, List.of("\"a\"", "\"b\"", "\"c\"", "\"d\"")))))
 			.isOne();
 		assertThat(this.dataSource.commits.get() - commits).as("one commit for the batch's completions").isOne();
+		assertThat(this.dataSource.prepared.get(this.dataSource.prepared.size() - 1))
+			.as("one multi-table update, not a JDBC batch of single ones")
+			.startsWith("UPDATE " + TABLE + " t JOIN (");
 		assertThat(completed).containsOnly(true);
 		List<ClaimResult> mixed = new ArrayList<>();
 		assertThat(this.dataSource.during(() -> mixed.addAll(claimAll("b", "e", "c")))).isOne();
@@ -100,6 +104,21 @@ class MariaDbJdbcBatchStatementsTest {
 		assertThat(claims).allSatisfy((claim) -> assertThat(this.store.find(claim.record().id()).orElseThrow().status())
 			.isEqualTo(RecordStatus.COMPLETED));
 		assertThat(this.store.find(claims.get(1).record().id()).orElseThrow().response()).isEqualTo("\"y\"");
+	}
+
+	@Test
+	void aBatchWhoseResponsesTogetherExceedTheServersLargestPacketIsCompleted() {
+		long packet = JdbcClient.create(this.dataSource)
+			.sql("SELECT @@max_allowed_packet")
+			.query(Long.class)
+			.single();
+		// each response fits a statement of its own, the five together no statement
+		String large = "\"" + "x".repeat((int) (packet / 4)) + "\"";
+		List<ClaimResult> claims = claimAll("large-1", "large-2", "large-3", "large-4", "large-5");
+		List<ClaimHandle> handles = claims.stream().map(ClaimResult::acquiredHandle).toList();
+		assertThat(this.store.completeAll(handles, List.of(large, large, large, large, large))).containsOnly(true)
+			.hasSize(5);
+		assertThat(this.store.find(claims.get(4).record().id()).orElseThrow().response()).isEqualTo(large);
 	}
 
 	private List<ClaimResult> claimAll(String... keys) {

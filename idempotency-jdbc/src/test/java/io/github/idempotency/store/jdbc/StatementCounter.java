@@ -4,6 +4,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -22,6 +24,9 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 final class StatementCounter extends DelegatingDataSource {
 
 	final AtomicInteger statements = new AtomicInteger();
+
+	/** The SQL of the statements prepared, in order. */
+	final List<String> prepared = new CopyOnWriteArrayList<>();
 
 	/** The commits asked of its connections. */
 	final AtomicInteger commits = new AtomicInteger();
@@ -78,6 +83,9 @@ final class StatementCounter extends DelegatingDataSource {
 					}
 					if (method.getName().startsWith("prepare") || method.getName().equals("createStatement")) {
 						this.statements.incrementAndGet();
+						if (args != null && args.length > 0 && args[0] instanceof String sql) {
+							this.prepared.add(sql);
+						}
 						Interlude next = this.interlude.get();
 						if (next != null && args != null && args[0] instanceof String sql && sql.startsWith(next.prefix())
 								&& this.interlude.compareAndSet(next, null)) {
