@@ -300,7 +300,7 @@ final class JdbcBatchSteps {
 		if (fence != Fence.LEASE || this.table.completesAllAtOnce() || requests.size() == 1) {
 			return this.table.completeAll(ids, owners, responses, retentions, fence);
 		}
-		if (this.table.countsCompletions() && !this.store.isInTransaction()) {
+		if (this.table.countsCompletionsOf(responses) && !this.store.isInTransaction()) {
 			// one statement in a transaction of its own, kept when it completed every claim; else
 			// rolled back (a claim lost to a takeover, or finished already), and done again below
 			boolean all = this.store.inTransaction((status) -> {

@@ -431,11 +431,27 @@ final class JdbcRecordTable {
 	}
 
 	/**
-	 * Completes claims in one statement where the dialect has one that counts them
-	 * ({@link JdbcDialect#completeCounted}), and when they are few and small enough for
-	 * one statement: at most {@value #MAX_COUNTED_COMPLETIONS} claims whose responses hold
-	 * at most {@value #MAX_COUNTED_CHARACTERS} characters (at 4 bytes each, escaped, well
-	 * within the smallest largest packet a MariaDB server is configured with).
+	 * Whether {@link #completeCounted} completes these claims in one statement: where the
+	 * dialect has one that counts them ({@link JdbcDialect#completeCounted}), for at most
+	 * {@value #MAX_COUNTED_COMPLETIONS} claims whose responses hold at most
+	 * {@value #MAX_COUNTED_CHARACTERS} characters (at most 2 MiB, escaped: within the
+	 * largest packet MariaDB takes by default, 16 MiB, and older servers' 4 MiB).
+	 * @param responses the responses of the claims
+	 */
+	boolean countsCompletionsOf(List<@Nullable String> responses) {
+		if (!this.countsCompletions || responses.size() > MAX_COUNTED_COMPLETIONS) {
+			return false;
+		}
+		long characters = 0;
+		for (String response : responses) {
+			characters += (response != null) ? response.length() : 0;
+		}
+		return characters <= MAX_COUNTED_CHARACTERS;
+	}
+
+	/**
+	 * Completes claims in one statement ({@link JdbcDialect#completeCounted}; only where
+	 * {@link #countsCompletionsOf}).
 	 * @return whether it completed every claim: when not, it may have completed some, and
 	 * its transaction is to be rolled back
 	 */
@@ -443,13 +459,7 @@ final class JdbcRecordTable {
 			List<Duration> retentions, Fence fence) {
 		int rows = ids.size();
 		String statement = this.dialect.completeCounted(this.table, fence.condition(), rows);
-		long characters = 0;
-		for (String response : responses) {
-			characters += (response != null) ? response.length() : 0;
-		}
-		if (statement == null || rows > MAX_COUNTED_COMPLETIONS || characters > MAX_COUNTED_CHARACTERS) {
-			return false;
-		}
+		Assert.state(statement != null, "No counted completion on " + this.dialect);
 		Instant now = now();
 		MapSqlParameterSource parameters = new MapSqlParameterSource("now", now.toEpochMilli());
 		for (int i = 0; i < rows; i++) {
@@ -460,13 +470,6 @@ final class JdbcRecordTable {
 				.addValue("expiresAt" + i, now.plus(retentions.get(i)).toEpochMilli());
 		}
 		return this.bounded.sql(statement).paramSource(parameters).update() == rows;
-	}
-
-	/**
-	 * Whether {@link #completeCounted} may complete claims in one statement.
-	 */
-	boolean countsCompletions() {
-		return this.countsCompletions;
 	}
 
 	/**
