@@ -13,10 +13,6 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import tools.jackson.databind.ObjectReader;
-import tools.jackson.databind.ObjectWriter;
-import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.benchmarks.JdbcBatchBenchmark.BatchDuplicates;
@@ -26,7 +22,6 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * MariaDB on loopback ({@link Servers#mariadb()}), autocommit, one Hikari pool: one message
@@ -75,7 +70,7 @@ public class MariaDbBenchmark {
 			throw new IllegalStateException("Not a first delivery: " + key);
 		}
 		Receipt receipt = Receipt.of(key);
-		if (state.complete(key, owner, state.writer.writeValueAsString(receipt)) != 1) {
+		if (state.complete(key, owner, state.servers.writer.writeValueAsString(receipt)) != 1) {
 			throw new IllegalStateException("Lost the claim of " + key);
 		}
 		return receipt;
@@ -112,7 +107,7 @@ public class MariaDbBenchmark {
 		for (String key : batch) {
 			Receipt receipt = Receipt.of(key);
 			receipts.add(receipt);
-			responses.add(state.writer.writeValueAsString(receipt));
+			responses.add(state.servers.writer.writeValueAsString(receipt));
 		}
 		JdbcBatchBenchmark.expect(batch.size(), state.completeAll(batch, owner, responses));
 		return receipts;
@@ -175,8 +170,21 @@ public class MariaDbBenchmark {
 	}
 
 	/**
+	 * The clients of {@link ServersState}, on MariaDB ({@link BenchmarkContexts#mariadb()}).
+	 */
+	@State(Scope.Benchmark)
+	public static class MariaDbServers extends ServersState {
+
+		@Override
+		protected ConfigurableApplicationContext context() {
+			return BenchmarkContexts.mariadb();
+		}
+
+	}
+
+	/**
 	 * The protocol by hand in a table of its own ({@value #TABLE}, the same primary key
-	 * as the starter's, 7 columns), in its own small application on MariaDB.
+	 * as the starter's, 7 columns), on the clients of {@link MariaDbServers}.
 	 */
 	@State(Scope.Benchmark)
 	public static class Bare {
@@ -189,27 +197,17 @@ public class MariaDbBenchmark {
 
 		private final Map<Integer, String> reads = new ConcurrentHashMap<>();
 
-		ConfigurableApplicationContext context;
+		MariaDbServers servers;
 
 		JdbcClient jdbc;
 
 		JdbcTemplate batches;
 
-		TransactionTemplate transactions;
-
-		ObjectWriter writer;
-
-		ObjectReader reader;
-
 		@Setup(Level.Trial)
-		public void start() {
-			this.context = BenchmarkContexts.mariadb();
-			this.jdbc = this.context.getBean(JdbcClient.class);
-			this.batches = this.context.getBean(JdbcTemplate.class);
-			this.transactions = this.context.getBean(TransactionTemplate.class);
-			JsonMapper jsonMapper = this.context.getBean(JsonMapper.class);
-			this.writer = jsonMapper.writerFor(Receipt.class);
-			this.reader = jsonMapper.readerFor(Receipt.class);
+		public void start(MariaDbServers servers) {
+			this.servers = servers;
+			this.jdbc = servers.jdbc;
+			this.batches = servers.context.getBean(JdbcTemplate.class);
 			createTable();
 			this.jdbc.sql("DELETE FROM " + table() + " WHERE workflow = ?").param(workflow()).update();
 			List<String> singles = List.of(DuplicateKeys.all());
@@ -275,13 +273,8 @@ public class MariaDbBenchmark {
 		private void finish(List<String> keys) {
 			claim(keys, "setup");
 			for (String key : keys) {
-				complete(key, "setup", this.writer.writeValueAsString(Receipt.of(key)));
+				complete(key, "setup", this.servers.writer.writeValueAsString(Receipt.of(key)));
 			}
-		}
-
-		@TearDown(Level.Trial)
-		public void stop() {
-			this.context.close();
 		}
 
 		/**
@@ -313,7 +306,8 @@ public class MariaDbBenchmark {
 			for (int i = 0; i < keys.size(); i++) {
 				completions.add(completion(keys.get(i), owner, responses.get(i), now));
 			}
-			int[] counts = this.transactions.execute((tx) -> this.batches.batchUpdate(completion(), completions));
+			int[] counts = this.servers.transactions
+				.execute((tx) -> this.batches.batchUpdate(completion(), completions));
 			int completed = 0;
 			for (int count : counts) {
 				completed += count;
@@ -333,7 +327,7 @@ public class MariaDbBenchmark {
 				if (!"COMPLETED".equals(rs.getString(1))) {
 					throw new IllegalStateException("Not finished");
 				}
-				return this.reader.<Receipt>readValue(rs.getString(2));
+				return this.servers.reader.<Receipt>readValue(rs.getString(2));
 			}).list();
 			JdbcBatchBenchmark.expect(keys.size(), receipts.size());
 			return receipts;
@@ -353,7 +347,7 @@ public class MariaDbBenchmark {
 		@Override
 		void createTable() {
 			new ResourceDatabasePopulator(new ClassPathResource("io/github/idempotency/store/jdbc/schema-mysql.sql"))
-				.execute(this.context.getBean(DataSource.class));
+				.execute(this.servers.dataSource);
 		}
 
 		@Override

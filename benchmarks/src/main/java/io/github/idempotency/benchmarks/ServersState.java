@@ -42,7 +42,7 @@ public class ServersState {
 
 	@Setup(Level.Trial)
 	public void start() {
-		this.context = BenchmarkContexts.servers();
+		this.context = context();
 		this.dataSource = this.context.getBean(DataSource.class);
 		this.jdbc = this.context.getBean(JdbcClient.class);
 		this.transactions = this.context.getBean(TransactionTemplate.class);
@@ -51,6 +51,14 @@ public class ServersState {
 		JsonMapper jsonMapper = this.context.getBean(JsonMapper.class);
 		this.writer = jsonMapper.writerFor(Receipt.class);
 		this.reader = jsonMapper.readerFor(Receipt.class);
+	}
+
+	/**
+	 * The application whose clients this state holds.
+	 * @return the running context
+	 */
+	protected ConfigurableApplicationContext context() {
+		return BenchmarkContexts.servers();
 	}
 
 	@TearDown(Level.Trial)

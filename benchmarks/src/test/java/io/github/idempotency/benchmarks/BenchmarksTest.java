@@ -230,10 +230,12 @@ class BenchmarksTest {
 		size.batch = 10;
 		MariaDbBenchmark.Starter starter = new MariaDbBenchmark.Starter();
 		starter.start();
+		MariaDbBenchmark.MariaDbServers mariadb = new MariaDbBenchmark.MariaDbServers();
+		mariadb.start();
 		MariaDbBenchmark.Bare bare = new MariaDbBenchmark.Bare();
-		bare.start();
+		bare.start(mariadb);
 		MariaDbBenchmark.BareOnStarterTable bareOnStarterTable = new MariaDbBenchmark.BareOnStarterTable();
-		bareOnStarterTable.start();
+		bareOnStarterTable.start(mariadb);
 		try {
 			assertThat(starter.store.find(new RecordId(PaymentHandler.WORKFLOW,
 					benchmark.starterFirst(starter, new Keys()).key())))
@@ -253,8 +255,7 @@ class BenchmarksTest {
 		}
 		finally {
 			starter.stop();
-			bare.stop();
-			bareOnStarterTable.stop();
+			mariadb.stop();
 		}
 	}
 
