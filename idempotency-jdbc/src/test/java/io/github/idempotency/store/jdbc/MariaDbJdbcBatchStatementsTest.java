@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 
 import org.junit.jupiter.api.Test;
 
@@ -18,9 +20,12 @@ import io.github.idempotency.test.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.testservers.TestDatabases;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * On MariaDB a batch outside a transaction is claimed with one statement (an insert that
@@ -59,7 +64,7 @@ class MariaDbJdbcBatchStatementsTest {
 		assertThat(this.dataSource.commits.get() - commits).as("one commit for the batch's completions").isOne();
 		assertThat(this.dataSource.prepared.get(this.dataSource.prepared.size() - 1))
 			.as("one multi-table update, not a JDBC batch of single ones")
-			.startsWith("UPDATE " + TABLE + " t JOIN (");
+			.startsWith("UPDATE (SELECT ").contains(" u STRAIGHT_JOIN " + TABLE + " t ");
 		assertThat(completed).containsOnly(true);
 		List<ClaimResult> mixed = new ArrayList<>();
 		assertThat(this.dataSource.during(() -> mixed.addAll(claimAll("b", "e", "c")))).isOne();
@@ -119,6 +124,65 @@ class MariaDbJdbcBatchStatementsTest {
 		assertThat(this.store.completeAll(handles, List.of(large, large, large, large, large))).containsOnly(true)
 			.hasSize(5);
 		assertThat(this.store.find(claims.get(4).record().id()).orElseThrow().response()).isEqualTo(large);
+	}
+
+	@Test
+	void aBatchCompletionLocksOnlyTheRowsItCompletesEvenWhereTheServerThinksTheTableEmpty() throws Exception {
+		// statistics of an empty table: left to itself, the optimizer scans it and locks every row it reads
+		String table = "idempotency_batch_locks_test";
+		JdbcClient client = JdbcClient.create(TestDatabases.mariaDb());
+		client.sql("DROP TABLE IF EXISTS " + table).update();
+		TestDatabases.createTable(TestDatabases.mariaDb(), "mysql", table);
+		client.sql("ANALYZE TABLE " + table).query().listOfRows();
+		client.sql("ALTER TABLE " + table + " STATS_AUTO_RECALC = 0").update();
+		JdbcIdempotencyStore store = new JdbcIdempotencyStore(this.dataSource, table, Duration.ofSeconds(5),
+				new MutableClock(Instant.now()));
+		List<ClaimRequest> requests = new ArrayList<>();
+		for (String key : List.of("other", "mine-1", "mine-2")) {
+			requests.add(new ClaimRequest(new RecordId("batch-locks", key), "owner-" + key, null,
+					Duration.ofSeconds(30), Duration.ofDays(1)));
+		}
+		List<ClaimHandle> handles = store.claimAll(requests).stream().map(ClaimResult::acquiredHandle).toList();
+		TransactionTemplate transaction = new TransactionTemplate(
+				new DataSourceTransactionManager(TestDatabases.mariaDb()));
+		CountDownLatch locked = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> transaction.executeWithoutResult((status) -> {
+			JdbcClient.create(TestDatabases.mariaDb())
+				.sql("UPDATE " + table
+						+ " SET updated_at = updated_at + 1 WHERE workflow = 'batch-locks' AND idempotency_key = 'other'")
+				.update();
+			locked.countDown();
+			awaitUninterruptibly(release);
+		}));
+		try {
+			locked.await();
+			CompletableFuture<List<Boolean>> completion = CompletableFuture
+				.supplyAsync(() -> store.completeAll(handles.subList(1, 3), List.of("\"1\"", "\"2\"")));
+			await().until(() -> completion.isDone() || waitsForALock(client));
+			assertThat(waitsForALock(client)).as("the completion waits for a row it does not complete").isFalse();
+			assertThat(completion.get()).containsExactly(true, true);
+		}
+		finally {
+			release.countDown();
+			holder.get();
+		}
+	}
+
+	private static boolean waitsForALock(JdbcClient client) {
+		return client.sql("SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'")
+			.query(Long.class)
+			.single() > 0;
+	}
+
+	private static void awaitUninterruptibly(CountDownLatch latch) {
+		try {
+			latch.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	private List<ClaimResult> claimAll(String... keys) {
