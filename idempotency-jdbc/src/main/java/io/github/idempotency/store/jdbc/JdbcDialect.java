@@ -317,7 +317,7 @@ enum JdbcDialect {
 		}
 	};
 
-	/** The columns of a record but its id (workflow and key). */
+	/** The columns of a record but its id (workflow and key), in the order the store reads them. */
 	static final String FIELDS = "status, fingerprint, owner, attempt, lease_until, recovery_point, response, "
 			+ "error_type, error_message, created_at, updated_at, expires_at";
 

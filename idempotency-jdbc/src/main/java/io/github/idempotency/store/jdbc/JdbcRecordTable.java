@@ -521,7 +521,7 @@ final class JdbcRecordTable {
 
 	@Nullable IdempotencyRecord read(RecordId id) {
 		return this.select.on(this.jdbc, id.workflow(), id.key())
-			.query((rs, row) -> toRecord(id, rs))
+			.query((rs, row) -> toRecord(id, rs, 1))
 			.optional()
 			.orElse(null);
 	}
@@ -708,18 +708,26 @@ final class JdbcRecordTable {
 				record.updatedAt().toEpochMilli(), record.expiresAt().toEpochMilli() };
 	}
 
+	/** A row of the {@link JdbcDialect#COLUMNS}, among other columns. */
 	private static IdempotencyRecord toRecord(ResultSet rs, int row) throws SQLException {
-		return toRecord(new RecordId(rs.getString("workflow"), rs.getString("idempotency_key")), rs);
+		int status = rs.findColumn("status");
+		return toRecord(new RecordId(rs.getString(status - 2), rs.getString(status - 1)), rs, status);
 	}
 
-	/** A row of {@link JdbcDialect#FIELDS}, whose id is known. */
+	/** A row of the {@link JdbcDialect#FIELDS}, among other columns, whose id is known. */
 	private static IdempotencyRecord toRecord(RecordId id, ResultSet rs) throws SQLException {
-		return new IdempotencyRecord(id, RecordStatus.valueOf(rs.getString("status")), rs.getString("fingerprint"),
-				rs.getString("owner"), rs.getInt("attempt"), Instant.ofEpochMilli(rs.getLong("lease_until")),
-				rs.getString("recovery_point"), rs.getString("response"), rs.getString("error_type"),
-				rs.getString("error_message"),
-				Instant.ofEpochMilli(rs.getLong("created_at")), Instant.ofEpochMilli(rs.getLong("updated_at")),
-				Instant.ofEpochMilli(rs.getLong("expires_at")));
+		return toRecord(id, rs, rs.findColumn("status"));
 	}
 
+	/**
+	 * The {@link JdbcDialect#FIELDS} of a row, read by position from {@code status}: one
+	 * lookup of a column's name, not one per field.
+	 */
+	private static IdempotencyRecord toRecord(RecordId id, ResultSet rs, int status) throws SQLException {
+		return new IdempotencyRecord(id, RecordStatus.valueOf(rs.getString(status)), rs.getString(status + 1),
+				rs.getString(status + 2), rs.getInt(status + 3), Instant.ofEpochMilli(rs.getLong(status + 4)),
+				rs.getString(status + 5), rs.getString(status + 6), rs.getString(status + 7), rs.getString(status + 8),
+				Instant.ofEpochMilli(rs.getLong(status + 9)), Instant.ofEpochMilli(rs.getLong(status + 10)),
+				Instant.ofEpochMilli(rs.getLong(status + 11)));
+	}
 }
