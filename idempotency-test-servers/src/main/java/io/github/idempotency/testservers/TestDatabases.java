@@ -29,6 +29,16 @@ public final class TestDatabases {
 		return pool(TestServers.mariaDbUrl(), "mysql");
 	}
 
+	/**
+	 * MariaDB with server-side prepared statements ({@code useServerPrepStmts=true}), the
+	 * setting docs/stores.md recommends: statements in MariaDB's binary protocol, their
+	 * result's columns described once per connection.
+	 */
+	public static DataSource mariaDbServerPrepared() {
+		String url = TestServers.mariaDbUrl();
+		return pool(url + (url.contains("?") ? "&" : "?") + "useServerPrepStmts=true", "mysql");
+	}
+
 	public static DataSource h2() {
 		return pool("jdbc:h2:mem:idempotency;DB_CLOSE_DELAY=-1", "h2");
 	}
