@@ -239,9 +239,10 @@ enum JdbcDialect {
 			// the claims first, each row then found by its key: a scan of the table, which the optimizer
 			// picks while it thinks the table small, would lock rows of other batches and deadlock with them
 			return "UPDATE (" + claims + ") u STRAIGHT_JOIN " + table + " t FORCE INDEX (PRIMARY) ON t.workflow = "
-					+ "u.workflow AND t.idempotency_key = u.idempotency_key SET t.status = 'COMPLETED', t.response = u.response, t.error_type = NULL, "
-					+ "t.error_message = NULL, t.updated_at = :now, t.expires_at = CASE WHEN t.expires_at < u.expires_at "
-					+ "THEN u.expires_at ELSE t.expires_at END WHERE t.owner = u.owner"
+					+ "u.workflow AND t.idempotency_key = u.idempotency_key SET t.status = 'COMPLETED', "
+					+ "t.response = u.response, t.error_type = NULL, t.error_message = NULL, t.updated_at = :now, "
+					+ "t.expires_at = CASE WHEN t.expires_at < u.expires_at THEN u.expires_at ELSE t.expires_at END "
+					+ "WHERE t.owner = u.owner"
 					+ fence.replace(" status", " t.status");
 		}
 
