@@ -293,7 +293,28 @@ final class JdbcBatchSteps {
 		return null;
 	}
 
+	/**
+	 * Completes the claims in the order a batch claim inserts and locks them (see
+	 * {@link #INSERT_ORDER}), so that a completion never holds one row while it waits for
+	 * another that a claim holds while it waits for the first.
+	 * @return for each claim, in the order given, whether it was completed
+	 */
 	private boolean[] complete(List<ClaimRequest> requests, List<@Nullable String> responses, Fence fence) {
+		List<Integer> order = new ArrayList<>(requests.size());
+		for (int i = 0; i < requests.size(); i++) {
+			order.add(i);
+		}
+		order.sort(Comparator.comparing(requests::get, INSERT_ORDER));
+		boolean[] sorted = completeInOrder(order.stream().map(requests::get).toList(),
+				order.stream().map(responses::get).toList(), fence);
+		boolean[] completed = new boolean[sorted.length];
+		for (int j = 0; j < sorted.length; j++) {
+			completed[order.get(j)] = sorted[j];
+		}
+		return completed;
+	}
+
+	private boolean[] completeInOrder(List<ClaimRequest> requests, List<@Nullable String> responses, Fence fence) {
 		List<RecordId> ids = requests.stream().map(ClaimRequest::id).toList();
 		List<String> owners = requests.stream().map(ClaimRequest::owner).toList();
 		List<Duration> retentions = requests.stream().map(ClaimRequest::retention).toList();

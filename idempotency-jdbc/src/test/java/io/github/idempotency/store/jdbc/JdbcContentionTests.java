@@ -41,6 +41,7 @@ import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.testfixtures.FailedStoreCall;
 import io.github.idempotency.testservers.TestDatabases;
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
@@ -411,6 +412,46 @@ abstract class JdbcContentionTests {
 		assertThat(runs).containsExactly("a", "b", "c");
 		for (String key : List.of("a", "b", "c")) {
 			assertThat(this.store.find(id(key)).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+		}
+	}
+
+	@Test
+	void aBatchCompletionLocksItsRowsInKeyOrderWhateverTheOrderOfItsHandles() throws Exception {
+		// a batch claim locks the rows it finds in key order: a completion locking in another
+		// order could hold one row while waiting for the other, and deadlock with it
+		List<ClaimHandle> handles = this.store
+			.claimAll(List.of(request(id("b"), "owner-b", LEASE), request(id("a"), "owner-a", LEASE)))
+			.stream()
+			.map(ClaimResult::acquiredHandle)
+			.toList();
+		try (Connection locker = this.dataSource.getConnection()) {
+			lockRow(locker, id("a"));
+			Future<List<Boolean>> completion = this.executor
+				.submit(() -> this.store.completeAll(handles, List.of("\"b\"", "\"a\"")));
+			awaitLockWait();
+			assertThat(lockWithoutWaiting(id("b"))).as("the row after the one it waits for is still free").isTrue();
+			locker.rollback();
+			assertThat(completion.get(20, TimeUnit.SECONDS)).containsExactly(true, true);
+		}
+		assertThat(this.store.find(id("b")).orElseThrow().response()).isEqualTo("\"b\"");
+	}
+
+	/**
+	 * Whether the row of {@code id} could be locked at once, on a connection of its own.
+	 */
+	private boolean lockWithoutWaiting(RecordId id) {
+		try {
+			JdbcClient.create(this.dataSource)
+				.sql("SELECT status FROM " + TABLE
+						+ " WHERE workflow = :workflow AND idempotency_key = :key FOR UPDATE NOWAIT")
+				.param("workflow", id.workflow())
+				.param("key", id.key())
+				.query(String.class)
+				.single();
+			return true;
+		}
+		catch (DataAccessException ex) {
+			return false;
 		}
 	}
 

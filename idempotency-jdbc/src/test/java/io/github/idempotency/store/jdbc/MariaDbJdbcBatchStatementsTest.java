@@ -8,7 +8,11 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 
+import javax.sql.DataSource;
+
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimOutcome;
@@ -126,8 +130,12 @@ class MariaDbJdbcBatchStatementsTest {
 		assertThat(this.store.find(claims.get(4).record().id()).orElseThrow().response()).isEqualTo(large);
 	}
 
-	@Test
-	void aBatchCompletionLocksOnlyTheRowsItCompletesEvenWhereTheServerThinksTheTableEmpty() throws Exception {
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "text protocol", "server-side prepared statements" })
+	void aBatchCompletionLocksOnlyTheRowsItCompletesEvenWhereTheServerThinksTheTableEmpty(String protocol)
+			throws Exception {
+		DataSource dataSource = protocol.startsWith("server") ? TestDatabases.mariaDbServerPrepared()
+				: TestDatabases.mariaDb();
 		// statistics of an empty table: left to itself, the optimizer scans it and locks every row it reads
 		String table = "idempotency_batch_locks_test";
 		JdbcClient client = JdbcClient.create(TestDatabases.mariaDb());
@@ -135,7 +143,7 @@ class MariaDbJdbcBatchStatementsTest {
 		TestDatabases.createTable(TestDatabases.mariaDb(), "mysql", table);
 		client.sql("ANALYZE TABLE " + table).query().listOfRows();
 		client.sql("ALTER TABLE " + table + " STATS_AUTO_RECALC = 0").update();
-		JdbcIdempotencyStore store = new JdbcIdempotencyStore(this.dataSource, table, Duration.ofSeconds(5),
+		JdbcIdempotencyStore store = new JdbcIdempotencyStore(dataSource, table, Duration.ofSeconds(5),
 				new MutableClock(Instant.now()));
 		List<ClaimRequest> requests = new ArrayList<>();
 		for (String key : List.of("other", "mine-1", "mine-2")) {
