@@ -215,7 +215,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		boolean likelyNew = !inTransaction && this.readFirstRatios.insertsFirst(mode, workflow);
 		if (!inTransaction && this.readFirstRatios.readsFirst(mode, workflow)) {
 			// a plain primary-key read: never waits, and answers a finished record or a live claim alone
-			IdempotencyRecord existing = table.read(request.id());
+			IdempotencyRecord existing = table.readFinished(request.id());
 			if (existing != null) {
 				ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), table.now());
 				if (outcome != ClaimOutcome.ACQUIRED) {

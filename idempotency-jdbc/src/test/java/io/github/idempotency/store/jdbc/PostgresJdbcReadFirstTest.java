@@ -46,15 +46,29 @@ class PostgresJdbcReadFirstTest {
 	}
 
 	@Test
-	void readingFirstADuplicateIsOneSelectAndAFirstDeliveryTwoStatements() {
+	void readingFirstADuplicateIsOneSelectOfWhatAnswersItAndAFirstDeliveryTwoStatements() {
 		this.store.setReadFirst(ReadFirst.ALWAYS);
 		ClaimResult[] first = new ClaimResult[1];
 		assertThat(this.dataSource.during(() -> first[0] = claim(this.workflow, "k1", "owner-1"))).isEqualTo(2);
 		assertThat(first[0].acquiredHandle().complete("1")).isTrue();
 		ClaimResult[] duplicate = new ClaimResult[1];
 		assertThat(this.dataSource.during(() -> duplicate[0] = claim(this.workflow, "k1", "owner-2"))).isOne();
+		assertThat(this.dataSource.prepared.get(this.dataSource.prepared.size() - 1))
+			.startsWith("SELECT status, fingerprint, response, expires_at FROM ");
 		assertThat(duplicate[0].outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
 		assertThat(duplicate[0].record().response()).isEqualTo("1");
+	}
+
+	@Test
+	void readingFirstAFailureReadsTheWholeRecordAfterTheColumnsThatAnswerADuplicate() {
+		this.store.setReadFirst(ReadFirst.ALWAYS);
+		claim(this.workflow, "k1", "owner-1").acquiredHandle().fail(new IllegalArgumentException("declined"));
+		ClaimResult[] replay = new ClaimResult[1];
+		assertThat(this.dataSource.during(() -> replay[0] = claim(this.workflow, "k1", "owner-2"))).isEqualTo(2);
+		assertThat(replay[0].outcome()).isEqualTo(ClaimOutcome.FAILED);
+		assertThat(replay[0].record().errorType()).isEqualTo(IllegalArgumentException.class.getName());
+		assertThat(replay[0].record().errorMessage()).isEqualTo("declined");
+		assertThat(replay[0].record().owner()).isEqualTo("owner-1");
 	}
 
 	@Test
@@ -63,7 +77,7 @@ class PostgresJdbcReadFirstTest {
 		claim(this.workflow, "k1", "owner-1").acquiredHandle().saveRecoveryPoint("half-way");
 		ClaimResult running = claim(this.workflow, "k1", "owner-2");
 		assertThat(running.outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
-		assertThat(running.record().owner()).isEqualTo("owner-1");
+		assertThat(running.record()).isEqualTo(this.store.find(running.record().id()).orElseThrow());
 		this.clock.advance(LEASE);
 		ClaimResult takeover = claim(this.workflow, "k1", "owner-3");
 		assertThat(takeover.outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
