@@ -708,8 +708,10 @@ public abstract class IdempotencyStoreContract {
 		ClaimResult takeover = claim("b", "taker", null);
 		assertThat(takeover.isTakeover()).isTrue();
 		List<ClaimHandle> handles = claimed.stream().map(ClaimResult::acquiredHandle).toList();
-		assertThat(this.store.completeAll(handles, Arrays.asList("\"a\"", "\"b\"", null)))
-			.containsExactly(true, false, true);
+		// not in key order: each answer and each response belongs to the handle at its position
+		assertThat(this.store.completeAll(List.of(handles.get(1), handles.get(0), handles.get(2)),
+				Arrays.asList("\"b\"", "\"a\"", null)))
+			.containsExactly(false, true, true);
 		assertThat(this.store.find(id("a")).orElseThrow().response()).isEqualTo("\"a\"");
 		IdempotencyRecord taken = this.store.find(id("b")).orElseThrow();
 		assertThat(taken.status()).isEqualTo(RecordStatus.IN_PROGRESS);
@@ -733,12 +735,14 @@ public abstract class IdempotencyStoreContract {
 				"\"\u00e9\u20ac\ud83d\ude00\"", "", "NULL", null);
 		List<ClaimRequest> requests = new ArrayList<>();
 		for (int i = 0; i < responses.size(); i++) {
-			requests.add(request(id("response-" + i), "batch-" + i, null));
+			// the keys in the reverse of the order given
+			requests.add(request(id("response-" + (responses.size() - i)), "batch-" + i, null));
 		}
 		List<ClaimHandle> handles = this.store.claimAll(requests).stream().map(ClaimResult::acquiredHandle).toList();
 		assertThat(this.store.completeAll(handles, responses)).containsOnly(true);
 		for (int i = 0; i < responses.size(); i++) {
-			assertThat(this.store.find(id("response-" + i)).orElseThrow().response()).as(String.valueOf(i))
+			assertThat(this.store.find(id("response-" + (responses.size() - i))).orElseThrow().response())
+				.as(String.valueOf(i))
 				.isEqualTo(responses.get(i));
 		}
 	}
