@@ -334,17 +334,7 @@ public class JdbcBatchBenchmark {
 			this.servers = servers;
 			// BarePostgres's table, created here so that no state of this benchmark tears down
 			// after the pool closed; the rows of an earlier run out
-			servers.jdbc.sql("""
-					CREATE TABLE IF NOT EXISTS bench_bare_record (
-						workflow VARCHAR(255) NOT NULL,
-						idempotency_key VARCHAR(255) NOT NULL,
-						status VARCHAR(16) NOT NULL,
-						owner VARCHAR(64) NOT NULL,
-						response TEXT,
-						lease_until TIMESTAMP WITH TIME ZONE NOT NULL,
-						expires_at TIMESTAMP WITH TIME ZONE NOT NULL,
-						PRIMARY KEY (workflow, idempotency_key)
-					)""").update();
+			BarePostgres.createTable(servers.jdbc);
 			finishDuplicates();
 			fill(servers.jdbc, BarePostgres.TABLE, "INSERT INTO " + BarePostgres.TABLE
 					+ " (workflow, idempotency_key, status, owner, response, lease_until, expires_at) SELECT 'filler', "
