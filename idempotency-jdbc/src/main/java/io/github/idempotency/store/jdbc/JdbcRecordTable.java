@@ -134,7 +134,11 @@ final class JdbcRecordTable {
 
 	private final @Nullable String readAllOf;
 
-	private final boolean completesAllAtOnce;
+	/** {@link JdbcDialect#completeAll} for claims held by their leases, if the dialect has it. */
+	private final @Nullable String completeAllLeased;
+
+	/** {@link JdbcDialect#completeAll} for claims held by the caller's transaction, if the dialect has it. */
+	private final @Nullable String completeAllInTransaction;
 
 	private final boolean upsertsAll;
 
@@ -170,7 +174,8 @@ final class JdbcRecordTable {
 		this.claimAllInTransaction = dialect.claimAllInTransaction(table, lockTimeout);
 		this.insertAllFirst = dialect.insertAllFirst(table, lockTimeout);
 		this.readAllOf = dialect.readAllOf(table);
-		this.completesAllAtOnce = dialect.completeAll(table, "") != null;
+		this.completeAllLeased = dialect.completeAll(table, Fence.LEASE.condition());
+		this.completeAllInTransaction = dialect.completeAll(table, Fence.TRANSACTION.condition());
 		this.upsertsAll = dialect.upsertAll(table, lockTimeout, 1) != null;
 		this.countsCompletions = dialect.completeCounted(table, "", 1) != null;
 	}
@@ -315,7 +320,7 @@ final class JdbcRecordTable {
 	 * a JDBC batch of single completions (which outside a transaction commits each).
 	 */
 	boolean completesAllAtOnce() {
-		return this.completesAllAtOnce;
+		return this.completeAllLeased != null;
 	}
 
 	/**
@@ -596,7 +601,7 @@ final class JdbcRecordTable {
 		Instant now = now();
 		int size = ids.size();
 		boolean[] completed = new boolean[size];
-		String statement = this.dialect.completeAll(this.table, fence.condition());
+		String statement = (fence == Fence.LEASE) ? this.completeAllLeased : this.completeAllInTransaction;
 		if (statement != null) {
 			String[] workflows = new String[size];
 			String[] keys = new String[size];
