@@ -116,6 +116,13 @@ enum JdbcDialect {
 		}
 
 		@Override
+		String boundsItsLockWaits(Duration lockTimeout) {
+			// a setting of the statement's own transaction, which ends with it; evaluated on the
+			// row found, before the update waits for its lock
+			return " AND set_config('lock_timeout', '" + Math.max(1, lockTimeout.toMillis()) + "ms', true) IS NOT NULL";
+		}
+
+		@Override
 		String readAllOf(String table) {
 			return "SELECT r.workflow, r.idempotency_key, " + columns("r", FIELDS) + " FROM unnest(:workflows, :keys) "
 					+ "AS i(workflow, idempotency_key) JOIN " + table
@@ -413,6 +420,16 @@ enum JdbcDialect {
 	 */
 	@Nullable String claimAllInTransaction(String table, Duration lockTimeout) {
 		return null;
+	}
+
+	/**
+	 * A condition, starting with {@code AND}, that bounds by {@code lockTimeout} the lock
+	 * waits of the statement whose {@code WHERE} it ends, for a statement that is a
+	 * transaction of its own; empty where the dialect has none, and a query timeout bounds
+	 * the statement instead.
+	 */
+	String boundsItsLockWaits(Duration lockTimeout) {
+		return "";
 	}
 
 	/**
