@@ -92,7 +92,7 @@ final class JdbcRecordTable {
 	 * wait is 50 s). The PostgreSQL driver keeps that timeout on a timer thread, at a cost
 	 * of about 14 µs of CPU per statement (docs/benchmarks.md), so a completion that is a
 	 * transaction of its own bounds its lock wait itself there instead (see
-	 * {@link #isATransactionOfItsOwn}).
+	 * {@link #boundsItsOwnLockWait}).
 	 */
 	private final JdbcClient bounded;
 
@@ -147,7 +147,10 @@ final class JdbcRecordTable {
 	/** {@link JdbcDialect#completeAll} for claims held by the caller's transaction, if the dialect has it. */
 	private final @Nullable String completeAllInTransaction;
 
-	/** {@link #completeAllLeased} bounding its own lock waits, where the dialect can. */
+	/**
+	 * {@link #completeAllLeased} bounding its own lock waits, where the dialect can (as
+	 * {@link #completeLeasedSelfBounded}).
+	 */
 	private final @Nullable String completeAllLeasedSelfBounded;
 
 	private final DataSource dataSource;
@@ -599,8 +602,7 @@ final class JdbcRecordTable {
 
 	boolean complete(RecordId id, String owner, @Nullable String response, Duration retention, Fence fence) {
 		Instant now = now();
-		boolean selfBounded = fence == Fence.LEASE && this.completeLeasedSelfBounded != null
-				&& isATransactionOfItsOwn();
+		boolean selfBounded = boundsItsOwnLockWait(fence);
 		PositionalStatement completion = selfBounded ? this.completeLeasedSelfBounded
 				: (fence == Fence.LEASE) ? this.completeLeased : this.completeInTransaction;
 		return completion.on(selfBounded ? this.jdbc : this.bounded, id.workflow(), id.key(), owner,
@@ -623,8 +625,7 @@ final class JdbcRecordTable {
 		Instant now = now();
 		int size = ids.size();
 		boolean[] completed = new boolean[size];
-		boolean selfBounded = fence == Fence.LEASE && this.completeAllLeasedSelfBounded != null
-				&& isATransactionOfItsOwn();
+		boolean selfBounded = boundsItsOwnLockWait(fence);
 		String statement = selfBounded ? this.completeAllLeasedSelfBounded
 				: (fence == Fence.LEASE) ? this.completeAllLeased : this.completeAllInTransaction;
 		if (statement != null) {
@@ -666,12 +667,15 @@ final class JdbcRecordTable {
 	}
 
 	/**
-	 * Whether a statement here is a transaction of its own, so that a setting it makes for
-	 * itself ends with it: no connection of this data source is bound to the thread (no
-	 * transaction of the caller's, nor of anybody's on whose thread a result completes).
+	 * Whether a completion under {@code fence} bounds its own lock wait: a claim held by its
+	 * lease, on a dialect that can, in a statement that is a transaction of its own, so that
+	 * the setting it makes for itself ends with it. That is when no connection of this data
+	 * source is bound to the thread: no transaction of the caller's, nor of anybody's on
+	 * whose thread a result completes.
 	 */
-	private boolean isATransactionOfItsOwn() {
-		return TransactionSynchronizationManager.getResource(this.dataSource) == null;
+	private boolean boundsItsOwnLockWait(Fence fence) {
+		return fence == Fence.LEASE && this.completeLeasedSelfBounded != null
+				&& TransactionSynchronizationManager.getResource(this.dataSource) == null;
 	}
 
 	private boolean isCompletedBy(RecordId id, String owner) {
