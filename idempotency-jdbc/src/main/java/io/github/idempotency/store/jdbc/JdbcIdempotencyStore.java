@@ -32,6 +32,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.transaction.support.TransactionCallback;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -95,17 +96,35 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
 	/**
 	 * A store on {@code dataSource}'s table {@code tableName}.
-	 * @param dataSource the application's data source
+	 * @param dataSource the application's data source (a
+	 * {@link TransactionAwareDataSourceProxy} is used through its target)
 	 * @param tableName the table (see the {@code schema-*.sql} files beside this class)
 	 * @param lockTimeout how long a claim waits for a row another transaction holds
 	 * @param clock the clock leases and retention are measured with
 	 */
 	public JdbcIdempotencyStore(DataSource dataSource, String tableName, Duration lockTimeout, Clock clock) {
 		Assert.isTrue(TABLE_NAME.matcher(tableName).matches(), () -> "Invalid table name '" + tableName + "'");
-		this.dataSource = dataSource;
-		this.table = new JdbcRecordTable(dataSource, JdbcDialect.of(dataSource), tableName, lockTimeout, clock);
-		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		this.dataSource = transactionsResource(dataSource);
+		this.table = new JdbcRecordTable(this.dataSource, JdbcDialect.of(this.dataSource), tableName, lockTimeout,
+				clock);
+		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		this.batches = new JdbcBatchSteps(this, this.table);
+	}
+
+	/**
+	 * The data source a transaction binds its connection to: a
+	 * {@link TransactionAwareDataSourceProxy}'s target, as Spring's transaction managers
+	 * take it. The proxy hands out that transaction's connection, so a store that looked
+	 * for the transaction under the proxy would not see it, and would hold its claims by a
+	 * lease inside it.
+	 */
+	private static DataSource transactionsResource(DataSource dataSource) {
+		if (dataSource instanceof TransactionAwareDataSourceProxy proxy) {
+			DataSource target = proxy.getTargetDataSource();
+			Assert.notNull(target, "The TransactionAwareDataSourceProxy has no target data source");
+			return target;
+		}
+		return dataSource;
 	}
 
 	/**
