@@ -44,6 +44,19 @@ class PostgresJdbcStoreTableTest extends JdbcStoreTableTests {
 		});
 	}
 
+	@Test
+	void withAlwaysTheKeysCompareInByteOrder() {
+		runner().withPropertyValues("idempotency.jdbc.initialize-schema=always").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(server().sql("SELECT column_name, collation_name FROM information_schema.columns "
+					+ "WHERE table_schema = ? AND table_name = 'idempotency_record' "
+					+ "AND column_name IN ('workflow', 'idempotency_key')")
+				.param(this.schema)
+				.query((rs, row) -> rs.getString(1) + " " + rs.getString(2))
+				.list()).containsExactlyInAnyOrder("workflow C", "idempotency_key C");
+		});
+	}
+
 	@AfterEach
 	void dropSchemas() {
 		this.schemas.forEach((name) -> server().sql("DROP SCHEMA " + name + " CASCADE").update());

@@ -65,17 +65,24 @@ public final class TestDatabases {
 	}
 
 	/**
-	 * Drops a MariaDB table made by an earlier version of the schema, whose keys were text
-	 * compared with trailing spaces padded, so that the current schema creates it again.
+	 * Drops the store's table when an earlier version of the schema made it, so that the
+	 * current schema creates it again: on MariaDB keys of text (compared with trailing
+	 * spaces padded) where they are binary now, on PostgreSQL keys in the database's
+	 * collation where they compare in byte order ({@code "C"}) now.
 	 */
-	private static void dropTableOfTextKeys(DataSource dataSource) {
+	private static void dropTableOfAnEarlierSchema(DataSource dataSource, String platform) {
 		org.springframework.jdbc.core.simple.JdbcClient jdbc = org.springframework.jdbc.core.simple.JdbcClient
 			.create(dataSource);
-		boolean textKeys = jdbc.sql("SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() "
-				+ "AND TABLE_NAME = 'idempotency_record' AND COLUMN_NAME = 'idempotency_key' AND DATA_TYPE <> 'varbinary'")
-			.query(Long.class)
-			.single() > 0;
-		if (textKeys) {
+		String earlierKeys = switch (platform) {
+			case "mysql" -> "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() "
+					+ "AND TABLE_NAME = 'idempotency_record' AND COLUMN_NAME = 'idempotency_key' "
+					+ "AND DATA_TYPE <> 'varbinary'";
+			case "postgresql" -> "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = current_schema() "
+					+ "AND table_name = 'idempotency_record' AND column_name = 'idempotency_key' "
+					+ "AND collation_name IS DISTINCT FROM 'C'";
+			default -> null;
+		};
+		if (earlierKeys != null && jdbc.sql(earlierKeys).query(Long.class).single() > 0) {
 			jdbc.sql("DROP TABLE idempotency_record").update();
 		}
 	}
@@ -86,9 +93,7 @@ public final class TestDatabases {
 			dataSource.setJdbcUrl(url);
 			dataSource.setMaximumPoolSize(24);
 			dataSource.setPoolName("test-" + platform);
-			if (platform.equals("mysql")) {
-				dropTableOfTextKeys(dataSource);
-			}
+			dropTableOfAnEarlierSchema(dataSource, platform);
 			new ResourceDatabasePopulator(
 					new ClassPathResource("io/github/idempotency/store/jdbc/schema-" + platform + ".sql"))
 				.execute(dataSource);

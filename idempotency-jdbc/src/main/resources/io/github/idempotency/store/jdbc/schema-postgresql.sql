@@ -1,6 +1,7 @@
+-- workflow and key compare in byte order ("C"): no locale's rules on every index lookup
 CREATE TABLE IF NOT EXISTS idempotency_record (
-	workflow VARCHAR(255) NOT NULL,
-	idempotency_key VARCHAR(255) NOT NULL,
+	workflow VARCHAR(255) COLLATE "C" NOT NULL,
+	idempotency_key VARCHAR(255) COLLATE "C" NOT NULL,
 	status VARCHAR(16) NOT NULL,
 	fingerprint VARCHAR(128),
 	owner VARCHAR(100) NOT NULL,
