@@ -39,6 +39,25 @@ public final class TestDatabases {
 		return pool(url + (url.contains("?") ? "&" : "?") + "useServerPrepStmts=true", "mysql");
 	}
 
+	/**
+	 * A pool on the database {@code url} names whose connections start with auto-commit off
+	 * ({@code spring.datasource.hikari.auto-commit=false}, a setting often recommended with
+	 * JPA), the store's table created as for the others.
+	 * @param url the JDBC URL ({@link TestServers#postgresUrl()}, {@link TestServers#mariaDbUrl()})
+	 * @param platform the schema file's platform
+	 */
+	public static DataSource withoutAutoCommit(String url, String platform) {
+		pool(url, platform);
+		return pools.computeIfAbsent("without-auto-commit:" + url, (key) -> {
+			HikariDataSource dataSource = new HikariDataSource();
+			dataSource.setJdbcUrl(url);
+			dataSource.setAutoCommit(false);
+			dataSource.setMaximumPoolSize(8);
+			dataSource.setPoolName("test-" + platform + "-without-auto-commit");
+			return dataSource;
+		});
+	}
+
 	public static DataSource h2() {
 		return pool("jdbc:h2:mem:idempotency;DB_CLOSE_DELAY=-1", "h2");
 	}

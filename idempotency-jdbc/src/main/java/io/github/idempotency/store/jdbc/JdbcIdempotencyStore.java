@@ -65,7 +65,8 @@ import org.springframework.util.Assert;
  * {@code COMPLETED}, so that a {@code void} operation's whole cost is the claim's one
  * insert. Without a transaction ({@code SUPPORTS}, {@code NOT_SUPPORTED}, another
  * resource's transaction) the claim is held by its lease ({@link LeasedJdbcClaim}) and
- * every statement auto-commits, but for a takeover's lock and update. A read-only
+ * every statement auto-commits, but for a takeover's lock and update, whatever the pool's
+ * default ({@link AutoCommitConnections}). A read-only
  * transaction on this store's data source cannot hold a claim: the claim throws
  * {@code IllegalStateException} (the engine never runs such a call unprotected).
  * <p>
@@ -104,7 +105,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 */
 	public JdbcIdempotencyStore(DataSource dataSource, String tableName, Duration lockTimeout, Clock clock) {
 		Assert.isTrue(TABLE_NAME.matcher(tableName).matches(), () -> "Invalid table name '" + tableName + "'");
-		this.dataSource = transactionsResource(dataSource);
+		this.dataSource = new AutoCommitConnections(transactionsResource(dataSource));
 		this.table = new JdbcRecordTable(this.dataSource, JdbcDialect.of(this.dataSource), tableName, lockTimeout,
 				clock);
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
@@ -364,13 +365,22 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * to the thread (by a {@code DataSourceTransactionManager} or a
 	 * {@code JpaTransactionManager}) with auto-commit off. A connection bound without a
 	 * transaction ({@code SUPPORTS}, {@code NOT_SUPPORTED}, or another resource's
-	 * transaction) does not count: there every statement commits at once.
+	 * transaction) does not count: there every statement commits at once. Outside an actual
+	 * transaction, a connection bound without one that does not auto-commit (the pool's
+	 * default, {@code SUPPORTS}) is switched to auto-commit, which commits what it held:
+	 * else the claim would be rolled back when the connection returns to the pool.
 	 * @throws IllegalStateException when that transaction is read-only: the claim would
 	 * have to write in it
 	 */
 	boolean isInTransaction() {
-		if (!TransactionSynchronizationManager.isActualTransactionActive()
-				|| !(TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder)) {
+		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+			if (TransactionSynchronizationManager.isSynchronizationActive()
+					&& TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder) {
+				autoCommit(holder);
+			}
+			return false;
+		}
+		if (!(TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder)) {
 			return false;
 		}
 		boolean inTransaction;
@@ -386,6 +396,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 				"An idempotent operation cannot run in a read-only transaction: the jdbc store writes its record in "
 						+ "the caller's transaction. Remove readOnly = true from the transaction around it");
 		return inTransaction;
+	}
+
+	private static void autoCommit(ConnectionHolder holder) {
+		try {
+			Connection connection = holder.getConnection();
+			if (!connection.getAutoCommit()) {
+				connection.setAutoCommit(true);
+			}
+		}
+		catch (SQLException ex) {
+			throw new DataAccessResourceFailureException("Could not switch the connection bound to the thread to "
+					+ "auto-commit, so that the claim commits at once", ex);
+		}
 	}
 
 	/**

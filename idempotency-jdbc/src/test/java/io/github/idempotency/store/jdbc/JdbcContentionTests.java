@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 
 import javax.sql.DataSource;
 
@@ -43,9 +44,11 @@ import io.github.idempotency.testfixtures.FailedStoreCall;
 import io.github.idempotency.testservers.TestDatabases;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -136,7 +139,7 @@ abstract class JdbcContentionTests {
 		Future<ClaimResult> waiting;
 		try (Connection holder = this.dataSource.getConnection()) {
 			holder.setAutoCommit(false);
-			storeOn(holder).claim(request(id, "holder", LEASE));
+			inHeldTransaction(holder, (held) -> held.claim(request(id, "holder", LEASE)));
 			waiting = this.executor.submit(() -> this.store.claim(request(id, "waiter", LEASE)));
 			awaitLockWait();
 			this.clock.advance(LEASE.plusSeconds(1));
@@ -158,7 +161,7 @@ abstract class JdbcContentionTests {
 		Future<ClaimResult> waiting;
 		try (Connection holder = this.dataSource.getConnection()) {
 			holder.setAutoCommit(false);
-			storeOn(holder).claim(request(id, "holder", LEASE));
+			inHeldTransaction(holder, (held) -> held.claim(request(id, "holder", LEASE)));
 			waiting = this.executor.submit(() -> this.store.claim(request(id, "waiter", LEASE)));
 			awaitLockWait();
 			holder.commit();
@@ -177,8 +180,9 @@ abstract class JdbcContentionTests {
 		Future<List<ClaimResult>> waiting;
 		try (Connection holder = this.dataSource.getConnection()) {
 			holder.setAutoCommit(false);
-			assertThat(storeOn(holder).claim(request(id, "holder", LEASE)).acquiredHandle().complete("\"stored\""))
-				.isTrue();
+			boolean completed = inHeldTransaction(holder,
+					(held) -> held.claim(request(id, "holder", LEASE)).acquiredHandle().complete("\"stored\""));
+			assertThat(completed).isTrue();
 			waiting = this.executor.submit(() -> transactions()
 				.execute((status) -> this.store.claimAll(List.of(request(id, "waiter", LEASE)))));
 			awaitLockWait();
@@ -200,8 +204,9 @@ abstract class JdbcContentionTests {
 		Future<List<ClaimResult>> waiting;
 		try (Connection holder = this.dataSource.getConnection()) {
 			holder.setAutoCommit(false);
-			assertThat(storeOn(holder).claim(request(committed, "holder", LEASE)).acquiredHandle().complete("\"stored\""))
-				.isTrue();
+			boolean completed = inHeldTransaction(holder,
+					(held) -> held.claim(request(committed, "holder", LEASE)).acquiredHandle().complete("\"stored\""));
+			assertThat(completed).isTrue();
 			waiting = this.executor.submit(() -> this.store
 				.claimAll(List.of(request(committed, "waiter", LEASE), request(fresh, "waiter-fresh", LEASE))));
 			awaitLockWait();
@@ -533,9 +538,21 @@ abstract class JdbcContentionTests {
 				observer);
 	}
 
-	private JdbcIdempotencyStore storeOn(Connection connection) {
-		return new JdbcIdempotencyStore(new SingleConnectionDataSource(connection, true), TABLE, Duration.ofSeconds(5),
-				this.clock);
+	/**
+	 * Runs {@code steps} on a store whose statements run in {@code holder}'s transaction,
+	 * left open: the connection is bound to the thread without a Spring transaction (as
+	 * {@code SUPPORTS} binds one), so the store claims by lease in it, and what it writes
+	 * stays uncommitted until the test ends that transaction.
+	 */
+	private <T> T inHeldTransaction(Connection holder, Function<JdbcIdempotencyStore, T> steps) {
+		SingleConnectionDataSource dataSource = new SingleConnectionDataSource(holder, true);
+		TransactionSynchronizationManager.bindResource(dataSource, new ConnectionHolder(holder));
+		try {
+			return steps.apply(new JdbcIdempotencyStore(dataSource, TABLE, Duration.ofSeconds(5), this.clock));
+		}
+		finally {
+			TransactionSynchronizationManager.unbindResource(dataSource);
+		}
 	}
 
 	private void awaitLockWait() {

@@ -425,7 +425,7 @@ abstract class TransactionBoundaryTests {
 		return null;
 	}
 
-	private Optional<IdempotencyRecord> fromAnotherThread(String workflow, String suffix) {
+	Optional<IdempotencyRecord> fromAnotherThread(String workflow, String suffix) {
 		ExecutorService other = Executors.newSingleThreadExecutor();
 		try {
 			return other.submit(() -> find(workflow, suffix)).get(30, TimeUnit.SECONDS);
@@ -438,7 +438,7 @@ abstract class TransactionBoundaryTests {
 		}
 	}
 
-	private String key(String suffix) {
+	String key(String suffix) {
 		return this.prefix + "-" + suffix;
 	}
 
@@ -446,11 +446,11 @@ abstract class TransactionBoundaryTests {
 		return this.store.find(new RecordId(workflow, key(suffix)));
 	}
 
-	private IdempotencyRecord record(String workflow, String suffix) {
+	IdempotencyRecord record(String workflow, String suffix) {
 		return find(workflow, suffix).orElseThrow(() -> new AssertionError("no record of " + key(suffix)));
 	}
 
-	private static DataSource otherResource() {
+	static DataSource otherResource() {
 		return new DriverManagerDataSource("jdbc:h2:mem:other-resource;DB_CLOSE_DELAY=-1");
 	}
 

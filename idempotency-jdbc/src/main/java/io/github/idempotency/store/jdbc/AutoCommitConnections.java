@@ -1,0 +1,59 @@
+package io.github.idempotency.store.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+import javax.sql.DataSource;
+
+import org.springframework.core.InfrastructureProxy;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+
+/**
+ * The application's data source as the store takes connections from it: a new connection
+ * (one no transaction has bound to the thread) auto-commits, whatever the pool's default,
+ * so that each step outside a transaction is committed by its own statement. A pool that
+ * hands out connections with auto-commit off ({@code spring.datasource.hikari.auto-commit=false})
+ * would otherwise roll back every claim and completion when the connection returns to it,
+ * and each delivery would run the operation again. The pool puts its default back when the
+ * connection returns ({@code setAutoCommit} marks it changed).
+ * <p>
+ * A transaction's connection is never taken here: as an {@link InfrastructureProxy} this
+ * data source is the same resource as its target for Spring's transaction synchronization,
+ * so {@code DataSourceUtils} finds the connection a transaction bound to the target, and a
+ * transaction manager given this data source binds its connection to the target.
+ */
+final class AutoCommitConnections extends DelegatingDataSource implements InfrastructureProxy {
+
+	AutoCommitConnections(DataSource target) {
+		super(target);
+	}
+
+	@Override
+	public Connection getConnection() throws SQLException {
+		return autoCommitting(obtainTargetDataSource().getConnection());
+	}
+
+	@Override
+	public Connection getConnection(String username, String password) throws SQLException {
+		return autoCommitting(obtainTargetDataSource().getConnection(username, password));
+	}
+
+	@Override
+	public Object getWrappedObject() {
+		return obtainTargetDataSource();
+	}
+
+	private static Connection autoCommitting(Connection connection) throws SQLException {
+		try {
+			if (!connection.getAutoCommit()) {
+				connection.setAutoCommit(true);
+			}
+			return connection;
+		}
+		catch (SQLException | RuntimeException ex) {
+			connection.close();
+			throw ex;
+		}
+	}
+
+}
