@@ -5,6 +5,9 @@ import java.sql.SQLException;
 
 import javax.sql.DataSource;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
 import org.springframework.core.InfrastructureProxy;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
@@ -23,6 +26,8 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  * transaction manager given this data source binds its connection to the target.
  */
 final class AutoCommitConnections extends DelegatingDataSource implements InfrastructureProxy {
+
+	private static final Log logger = LogFactory.getLog(AutoCommitConnections.class);
 
 	AutoCommitConnections(DataSource target) {
 		super(target);
@@ -48,12 +53,15 @@ final class AutoCommitConnections extends DelegatingDataSource implements Infras
 			if (!connection.getAutoCommit()) {
 				connection.setAutoCommit(true);
 			}
-			return connection;
 		}
-		catch (SQLException | RuntimeException ex) {
-			connection.close();
-			throw ex;
+		catch (SQLException ex) {
+			// a pool's XA connection enlisted in a JTA transaction may refuse: its statements
+			// belong to that transaction (pgjdbc and MariaDB Connector/J report such a
+			// connection in auto-commit, so it is not asked); a broken connection fails the
+			// statement that follows
+			logger.debug("Could not switch a connection to auto-commit: " + ex);
 		}
+		return connection;
 	}
 
 }
