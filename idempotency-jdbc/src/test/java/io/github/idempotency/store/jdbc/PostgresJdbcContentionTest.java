@@ -5,8 +5,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
+import org.junit.jupiter.api.Nested;
+
 import io.github.idempotency.testservers.TestDatabases;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.TransactionDefinition;
 
 class PostgresJdbcContentionTest extends JdbcContentionTests {
 
@@ -39,6 +42,39 @@ class PostgresJdbcContentionTest extends JdbcContentionTests {
 			.param("holder", (int) holder)
 			.query(Integer.class)
 			.single();
+	}
+
+	/**
+	 * The same, with the callers' transactions {@code SERIALIZABLE}: a claim inside one
+	 * that meets a row committed after its snapshot fails to be retried, never waits.
+	 */
+	@Nested
+	class Serializable extends JdbcContentionTests {
+
+		Serializable() {
+			super(TestDatabases.postgres(), "postgresql");
+		}
+
+		@Override
+		long lockWaits(JdbcClient jdbc) {
+			return PostgresJdbcContentionTest.this.lockWaits(jdbc);
+		}
+
+		@Override
+		long sessionId(Connection connection) throws SQLException {
+			return PostgresJdbcContentionTest.this.sessionId(connection);
+		}
+
+		@Override
+		int killWaitersBehind(JdbcClient jdbc, long holder) {
+			return PostgresJdbcContentionTest.this.killWaitersBehind(jdbc, holder);
+		}
+
+		@Override
+		int isolation() {
+			return TransactionDefinition.ISOLATION_SERIALIZABLE;
+		}
+
 	}
 
 }
