@@ -9,7 +9,10 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.core.InfrastructureProxy;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * The application's data source as the store takes connections from it: a new connection
@@ -41,6 +44,30 @@ final class AutoCommitConnections extends DelegatingDataSource implements Infras
 	@Override
 	public Connection getConnection(String username, String password) throws SQLException {
 		return autoCommitting(obtainTargetDataSource().getConnection(username, password));
+	}
+
+	/**
+	 * Switches the connection of this data source that is bound to the thread without an
+	 * actual transaction ({@code SUPPORTS}, or a statement of the application's own while
+	 * synchronization is active) to auto-commit, when it does not auto-commit (the pool's
+	 * default): that commits what it held, which the pool would otherwise roll back with
+	 * the store's steps when the connection returns.
+	 * @throws DataAccessResourceFailureException when the connection refuses
+	 */
+	void autoCommitBoundConnection() {
+		if (TransactionSynchronizationManager.isSynchronizationActive()
+				&& TransactionSynchronizationManager.getResource(this) instanceof ConnectionHolder holder) {
+			try {
+				Connection connection = holder.getConnection();
+				if (!connection.getAutoCommit()) {
+					connection.setAutoCommit(true);
+				}
+			}
+			catch (SQLException ex) {
+				throw new DataAccessResourceFailureException("Could not switch the connection bound to the thread to "
+						+ "auto-commit, so that the claim commits at once", ex);
+			}
+		}
 	}
 
 	@Override

@@ -83,7 +83,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
 	private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
-	private final DataSource dataSource;
+	private final AutoCommitConnections dataSource;
 
 	private final JdbcRecordTable table;
 
@@ -365,19 +365,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * to the thread (by a {@code DataSourceTransactionManager} or a
 	 * {@code JpaTransactionManager}) with auto-commit off. A connection bound without a
 	 * transaction ({@code SUPPORTS}, {@code NOT_SUPPORTED}, or another resource's
-	 * transaction) does not count: there every statement commits at once. Outside an actual
-	 * transaction, a connection bound without one that does not auto-commit (the pool's
-	 * default, {@code SUPPORTS}) is switched to auto-commit, which commits what it held:
-	 * else the claim would be rolled back when the connection returns to the pool.
+	 * transaction) does not count: there every statement commits at once, also on a
+	 * connection bound without a transaction that did not auto-commit
+	 * ({@link AutoCommitConnections#autoCommitBoundConnection}).
 	 * @throws IllegalStateException when that transaction is read-only: the claim would
 	 * have to write in it
 	 */
 	boolean isInTransaction() {
 		if (!TransactionSynchronizationManager.isActualTransactionActive()) {
-			if (TransactionSynchronizationManager.isSynchronizationActive()
-					&& TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder) {
-				autoCommit(holder);
-			}
+			this.dataSource.autoCommitBoundConnection();
 			return false;
 		}
 		if (!(TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder)) {
@@ -396,19 +392,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 				"An idempotent operation cannot run in a read-only transaction: the jdbc store writes its record in "
 						+ "the caller's transaction. Remove readOnly = true from the transaction around it");
 		return inTransaction;
-	}
-
-	private static void autoCommit(ConnectionHolder holder) {
-		try {
-			Connection connection = holder.getConnection();
-			if (!connection.getAutoCommit()) {
-				connection.setAutoCommit(true);
-			}
-		}
-		catch (SQLException ex) {
-			throw new DataAccessResourceFailureException("Could not switch the connection bound to the thread to "
-					+ "auto-commit, so that the claim commits at once", ex);
-		}
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.github.idempotency.store.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -580,10 +581,18 @@ abstract class JdbcContentionTests {
 	 * stays uncommitted until the test ends that transaction.
 	 */
 	private <T> T inHeldTransaction(Connection holder, Function<JdbcIdempotencyStore, T> steps) {
+		return inHeldTransaction(holder, TABLE, this.clock, steps);
+	}
+
+	/**
+	 * {@link #inHeldTransaction(Connection, Function)} on {@code table}, for other tests.
+	 */
+	static <T> T inHeldTransaction(Connection holder, String table, Clock clock,
+			Function<JdbcIdempotencyStore, T> steps) {
 		SingleConnectionDataSource dataSource = new SingleConnectionDataSource(holder, true);
 		TransactionSynchronizationManager.bindResource(dataSource, new ConnectionHolder(holder));
 		try {
-			return steps.apply(new JdbcIdempotencyStore(dataSource, TABLE, Duration.ofSeconds(5), this.clock));
+			return steps.apply(new JdbcIdempotencyStore(dataSource, table, Duration.ofSeconds(5), clock));
 		}
 		finally {
 			TransactionSynchronizationManager.unbindResource(dataSource);

@@ -30,10 +30,7 @@ import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.testservers.TestDatabases;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.jdbc.datasource.SingleConnectionDataSource;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -112,17 +109,8 @@ class PostgresJdbcCrashAndCleanupTest {
 				Duration.ofMillis(300), this.clock);
 		try (java.sql.Connection holder = this.dataSource.getConnection()) {
 			holder.setAutoCommit(false);
-			// the holder's claim runs in its transaction, left open (the connection bound to the
-			// thread without a Spring transaction, so the claim is leased in it)
-			SingleConnectionDataSource held = new SingleConnectionDataSource(holder, true);
-			TransactionSynchronizationManager.bindResource(held, new ConnectionHolder(holder));
-			try {
-				new JdbcIdempotencyStore(held, "idempotency_crash_test", Duration.ofSeconds(5), this.clock)
-					.claim(new ClaimRequest(new RecordId("held", "k1"), "holder", null, LEASE, Duration.ofDays(1)));
-			}
-			finally {
-				TransactionSynchronizationManager.unbindResource(held);
-			}
+			JdbcContentionTests.inHeldTransaction(holder, "idempotency_crash_test", this.clock, (held) -> held
+				.claim(new ClaimRequest(new RecordId("held", "k1"), "holder", null, LEASE, Duration.ofDays(1))));
 			long start = System.nanoTime();
 			assertThat(impatient
 				.claim(new ClaimRequest(new RecordId("held", "k1"), "other", null, LEASE, Duration.ofDays(1)))
