@@ -347,7 +347,9 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
 	/**
 	 * The record a claim writes: as {@link ClaimRules#claimed} says; inside the caller's
-	 * transaction already {@code COMPLETED}, kept for the retention.
+	 * transaction already {@code COMPLETED}, with no lease but kept as long as a leased
+	 * claim (the lease's length + retention), so that a completion within that length
+	 * changes no indexed column, as outside a transaction.
 	 */
 	static IdempotencyRecord claimed(@Nullable IdempotencyRecord existing, ClaimRequest request, Instant now,
 			boolean inTransaction) {
@@ -357,7 +359,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		}
 		return new IdempotencyRecord(claimed.id(), RecordStatus.COMPLETED, claimed.fingerprint(), claimed.owner(),
 				claimed.attempt(), now, claimed.recoveryPoint(), null, null, null, claimed.createdAt(), now,
-				now.plus(request.retention()));
+				claimed.expiresAt());
 	}
 
 	/**
