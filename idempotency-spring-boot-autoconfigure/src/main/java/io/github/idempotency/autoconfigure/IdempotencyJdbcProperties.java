@@ -36,7 +36,7 @@ public class IdempotencyJdbcProperties extends DatabaseInitializationProperties 
 	 * SELECT before its claim statement, so that a duplicate costs one read: 'never',
 	 * 'always', or 'adaptive' (per workflow, while at least 70% of its recent claims found a
 	 * record; below 25% a claim on PostgreSQL is a plain insert, the record read only when it
-	 * exists).
+	 * exists, inside a transaction too).
 	 */
 	private ReadFirst readFirst = ReadFirst.ADAPTIVE;
 

@@ -110,9 +110,8 @@ final class JdbcBatchSteps {
 	/**
 	 * Claims the requests at {@code positions}, answering in {@code results} those it
 	 * decided: in one statement that reads the rows that exist and inserts the others, or,
-	 * on PostgreSQL outside a transaction for a workflow whose claims are nearly all new
-	 * (see {@link ReadFirst}), in one insert, followed by a read of the rows it found only
-	 * when it found any.
+	 * on PostgreSQL for a workflow whose claims are nearly all new (see {@link ReadFirst}),
+	 * in one insert, followed by a read of the rows it found only when it found any.
 	 */
 	private void claimAtOnce(List<ClaimRequest> requests, List<Integer> positions, @Nullable ClaimResult[] results,
 			boolean inTransaction) {
@@ -125,7 +124,7 @@ final class JdbcBatchSteps {
 		@Nullable Insertion[] found;
 		try {
 			found = this.table.claimsAllAtOnce()
-					? this.table.insertOrReadAll(claimed, inTransaction, !inTransaction && this.store.insertsFirst(workflow))
+					? this.table.insertOrReadAll(claimed, inTransaction, this.store.insertsFirst(workflow))
 					: this.table.upsertAll(claimed);
 		}
 		catch (DataAccessException ex) {
@@ -163,12 +162,10 @@ final class JdbcBatchSteps {
 				results[i] = ClaimResult.of(outcome, existing);
 			}
 		}
-		if (!inTransaction) {
-			for (int j = 0; j < found.length; j++) {
-				int i = positions.get(j);
-				this.store.recordClaim(requests.get(i).id().workflow(),
-						found[j] != null && !found[j].inserted() && results[i] != null);
-			}
+		for (int j = 0; j < found.length; j++) {
+			int i = positions.get(j);
+			this.store.recordClaim(requests.get(i).id().workflow(),
+					found[j] != null && !found[j].inserted() && results[i] != null);
 		}
 		if (heldElsewhere != null) {
 			throw JdbcIdempotencyStore.cannotWaitInTransaction(heldElsewhere, null);

@@ -116,6 +116,20 @@ enum JdbcDialect {
 		}
 
 		@Override
+		String insertAllFirstInTransaction(String table, Duration lockTimeout) {
+			// the restoring set_config is evaluated on the one row of an aggregate over everything
+			// the insert returned, so once every row is inserted
+			return "WITH bounded AS (SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', '"
+					+ Math.max(1, lockTimeout.toMillis()) + "ms', true)), " + input() + ", inserted AS (INSERT INTO "
+					+ table + " (" + COLUMNS + ") SELECT i.workflow, i.idempotency_key, :status, i.fingerprint, i.owner, "
+					+ "1, i.lease_until, NULL, NULL, NULL, NULL, :now, :now, i.expires_at FROM input i, bounded "
+					+ "ORDER BY i.position ON CONFLICT (workflow, idempotency_key) DO NOTHING "
+					+ "RETURNING workflow, idempotency_key) SELECT n.workflow, n.idempotency_key, r.restored FROM "
+					+ "(SELECT set_config('lock_timeout', b.previous, true) AS restored FROM bounded b, "
+					+ "(SELECT count(*) FROM inserted) c) r LEFT JOIN inserted n ON true";
+		}
+
+		@Override
 		String boundsItsLockWaits(Duration lockTimeout) {
 			// a setting of the statement's own transaction, which ends with it; evaluated on the
 			// row found, before the update waits for its lock
@@ -397,10 +411,19 @@ enum JdbcDialect {
 	/**
 	 * Where the dialect has a {@link #claimAll one-statement batch claim}, an insert of many
 	 * records that inserts each one whose row does not exist, in the order given, and
-	 * answers the {@code workflow} and {@code idempotency_key} of those it inserted, for a
-	 * claim outside a transaction: the parameters of {@link #claimAll}.
+	 * answers the {@code workflow} and {@code idempotency_key} of those it inserted, for
+	 * claims outside a transaction: the parameters of {@link #claimAll}.
 	 */
 	@Nullable String insertAllFirst(String table, Duration lockTimeout) {
+		return null;
+	}
+
+	/**
+	 * The {@link #insertAllFirst} for claims that join the caller's transaction: it leaves
+	 * that transaction's settings as they were, and answers a row with {@code NULL} in both
+	 * columns when it inserted none.
+	 */
+	@Nullable String insertAllFirstInTransaction(String table, Duration lockTimeout) {
 		return null;
 	}
 

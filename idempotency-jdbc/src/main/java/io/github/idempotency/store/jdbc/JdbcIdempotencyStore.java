@@ -206,8 +206,8 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * Whether a claim of {@code workflow} outside a transaction inserts first now, rather
-	 * than use a one-statement claim (see {@link ReadFirst}).
+	 * Whether a claim of {@code workflow} inserts first now, rather than use a
+	 * one-statement claim (see {@link ReadFirst}), inside the caller's transaction too.
 	 */
 	boolean insertsFirst(String workflow) {
 		return this.readFirstRatios.insertsFirst(this.readFirst, workflow);
@@ -222,7 +222,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * Counts a claim of {@code workflow} outside a transaction for {@link ReadFirst#ADAPTIVE}.
+	 * Counts a claim of {@code workflow} for {@link ReadFirst#ADAPTIVE}.
 	 * @param answered whether it found a record it answered without writing
 	 */
 	void recordClaim(String workflow, boolean answered) {
@@ -232,7 +232,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	private ClaimResult claimNow(JdbcRecordTable table, ClaimRequest request, boolean inTransaction) {
 		String workflow = request.id().workflow();
 		ReadFirst mode = this.readFirst;
-		boolean likelyNew = !inTransaction && this.readFirstRatios.insertsFirst(mode, workflow);
+		boolean likelyNew = this.readFirstRatios.insertsFirst(mode, workflow);
 		if (!inTransaction && this.readFirstRatios.readsFirst(mode, workflow)) {
 			// a plain primary-key read: never waits, and answers a finished record or a live claim alone
 			IdempotencyRecord existing = table.readFinished(request.id());
@@ -247,9 +247,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 			likelyNew = existing == null;
 		}
 		ClaimResult claim = claimByStatement(table, request, inTransaction, likelyNew);
-		if (!inTransaction) {
-			this.readFirstRatios.record(mode, workflow, claim.outcome() != ClaimOutcome.ACQUIRED);
-		}
+		this.readFirstRatios.record(mode, workflow, claim.outcome() != ClaimOutcome.ACQUIRED);
 		return claim;
 	}
 

@@ -139,6 +139,8 @@ final class JdbcRecordTable {
 
 	private final @Nullable String insertAllFirst;
 
+	private final @Nullable String insertAllFirstInTransaction;
+
 	private final @Nullable String readAllOf;
 
 	/** {@link JdbcDialect#completeAll} for claims held by their leases, if the dialect has it. */
@@ -188,6 +190,7 @@ final class JdbcRecordTable {
 		this.claimAll = dialect.claimAll(table, lockTimeout);
 		this.claimAllInTransaction = dialect.claimAllInTransaction(table, lockTimeout);
 		this.insertAllFirst = dialect.insertAllFirst(table, lockTimeout);
+		this.insertAllFirstInTransaction = dialect.insertAllFirstInTransaction(table, lockTimeout);
 		this.readAllOf = dialect.readAllOf(table);
 		this.completeAllLeased = dialect.completeAll(table, Fence.LEASE.condition());
 		this.completeAllInTransaction = dialect.completeAll(table, Fence.TRANSACTION.condition());
@@ -346,9 +349,9 @@ final class JdbcRecordTable {
 
 	/**
 	 * Inserts each record unless its row exists, and reads the rows it found: in one
-	 * statement (see {@link JdbcDialect#claimAll}), or, outside a transaction for keys
-	 * most likely new where the dialect has {@link JdbcDialect#insertAllFirst}, in one
-	 * insert followed by one read of the rows it found, only when it found any.
+	 * statement (see {@link JdbcDialect#claimAll}), or, for keys most likely new where the
+	 * dialect has {@link JdbcDialect#insertAllFirst}, in one insert followed by one read of
+	 * the rows it found, only when it found any.
 	 * @param records the new records, no id twice, all {@code IN_PROGRESS} or all
 	 * {@code COMPLETED}, attempt 1, created at the same time
 	 * @param inTransaction whether the statement runs in the caller's transaction
@@ -358,8 +361,9 @@ final class JdbcRecordTable {
 	 */
 	@Nullable Insertion[] insertOrReadAll(List<IdempotencyRecord> records, boolean inTransaction,
 			boolean likelyNew) {
-		if (likelyNew && !inTransaction && this.insertAllFirst != null && this.readAllOf != null) {
-			return insertFirstAll(records, this.insertAllFirst, this.readAllOf);
+		String insertFirst = inTransaction ? this.insertAllFirstInTransaction : this.insertAllFirst;
+		if (likelyNew && insertFirst != null && this.readAllOf != null) {
+			return insertFirstAll(records, insertFirst, this.readAllOf);
 		}
 		String claims = inTransaction ? this.claimAllInTransaction : this.claimAll;
 		Assert.state(claims != null, "No batch claim on " + this.dialect);
@@ -397,7 +401,12 @@ final class JdbcRecordTable {
 			.param("status", records.get(0).status().name())
 			.param("now", records.get(0).createdAt().toEpochMilli())
 			.query((rs) -> {
-				found[positions.get(new RecordId(rs.getString(1), rs.getString(2)))] = Insertion.INSERTED;
+				String workflow = rs.getString(1);
+				if (workflow == null) {
+					// the row of NULLs that answers an insert of none inside the caller's transaction
+					return;
+				}
+				found[positions.get(new RecordId(workflow, rs.getString(2)))] = Insertion.INSERTED;
 				inserted[0]++;
 			});
 		if (inserted[0] == size) {

@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Below {@value Ratios#INSERT_FIRST_PERCENT} % a claim on PostgreSQL is a plain insert, the
  * record read only when it exists: the server saves more on the first deliveries than the
  * read costs the few duplicates. Between the two it is one statement whatever it finds
- * (docs/benchmarks.md). A claim in the caller's transaction never reads first.
+ * (docs/benchmarks.md). A claim in the caller's transaction never reads first, but inserts
+ * first as one outside it does, and counts towards the share.
  */
 public enum ReadFirst {
 

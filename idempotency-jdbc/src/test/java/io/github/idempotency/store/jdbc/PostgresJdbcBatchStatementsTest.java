@@ -110,6 +110,30 @@ class PostgresJdbcBatchStatementsTest {
 	}
 
 	@Test
+	void aBatchInTheCallersTransactionInsertsFirstWhileItsWorkflowsClaimsAreNewThenReadsWhatExistsInTheSameStatement() {
+		List<ClaimResult> first = claimAll("done");
+		this.store.completeAll(List.of(first.get(0).acquiredHandle()), Collections.singletonList(null));
+		List<ClaimResult> claims = new ArrayList<>();
+		Integer statements = this.transactions
+			.execute((status) -> this.dataSource.during(() -> claims.addAll(claimAll("new", "done"))));
+		assertThat(statements).as("claims nearly all new so far: the insert, then one read of the rows it found")
+			.isEqualTo(2);
+		assertThat(this.dataSource.prepared.get(this.dataSource.prepared.size() - 2)).doesNotContain("existing AS");
+		assertThat(claims).extracting(ClaimResult::outcome).containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE);
+		assertThat(record("new").status()).isEqualTo(RecordStatus.COMPLETED);
+		for (int i = 0; i < 24; i++) {
+			List<ClaimResult> duplicate = this.transactions.execute((status) -> claimAll("done"));
+			assertThat(duplicate).extracting(ClaimResult::outcome).containsExactly(ClaimOutcome.DUPLICATE);
+		}
+		claims.clear();
+		statements = this.transactions
+			.execute((status) -> this.dataSource.during(() -> claims.addAll(claimAll("newer", "done"))));
+		assertThat(statements).as("most claims answered now: one statement reads what exists and inserts the rest")
+			.isOne();
+		assertThat(claims).extracting(ClaimResult::outcome).containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE);
+	}
+
+	@Test
 	void aBatchOfVoidItemsInTheCallersTransactionIsOneStatement() {
 		AtomicInteger runs = new AtomicInteger();
 		Integer statements = this.transactions.execute((status) -> {

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * first is the insert alone for a first delivery, and the insert and a read for a
  * duplicate; the one-statement claim is one statement for both; what
  * {@link ReadFirst#ADAPTIVE} chooses follows the share of duplicates of each workflow;
- * the caller's transaction never reads first; an expired lease still goes to the atomic
+ * the caller's transaction never reads first, but inserts first as well; an expired lease still goes to the atomic
  * claim statement.
  */
 class PostgresJdbcReadFirstTest {
@@ -128,6 +128,25 @@ class PostgresJdbcReadFirstTest {
 		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 		assertThat(this.dataSource.during(() -> transactions.execute((status) -> claim(this.workflow, "tx", "owner-1"))))
 			.as("the insert alone (the transaction's own statements are not counted)").isOne();
+	}
+
+	@Test
+	void aClaimInTheCallersTransactionInsertsFirstWhileItsWorkflowsClaimsAreNew() {
+		this.store.setReadFirst(ReadFirst.ADAPTIVE);
+		claim(this.workflow, "done", "owner-1").acquiredHandle().complete("1");
+		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		ClaimResult[] first = new ClaimResult[1];
+		assertThat(this.dataSource.during(() -> transactions.execute((status) -> first[0] = claim(this.workflow, "new",
+				"owner-2"))))
+			.as("the insert alone").isOne();
+		assertThat(this.dataSource.prepared.get(this.dataSource.prepared.size() - 1)).doesNotContain("existing AS");
+		assertThat(first[0].outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
+		ClaimResult[] duplicate = new ClaimResult[1];
+		assertThat(this.dataSource.during(() -> transactions.execute((status) -> duplicate[0] = claim(this.workflow,
+				"done", "owner-3"))))
+			.as("the insert, then a read of the row it found").isEqualTo(2);
+		assertThat(duplicate[0].outcome()).isEqualTo(ClaimOutcome.DUPLICATE);
+		assertThat(duplicate[0].record().response()).isEqualTo("1");
 	}
 
 	private ClaimResult claim(String workflow, String key, String owner) {
