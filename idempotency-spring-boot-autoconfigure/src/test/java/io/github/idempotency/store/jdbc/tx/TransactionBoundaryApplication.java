@@ -7,6 +7,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * A JDBC application: its transactions are a {@link DataSourceTransactionManager}'s, which
@@ -21,9 +22,13 @@ class TransactionBoundaryApplication {
 		return new DataSourceTransactionManager(dataSource);
 	}
 
+	/**
+	 * Created in a transaction, so that its table is committed on a pool whose connections
+	 * do not auto-commit too (PostgreSQL's DDL is transactional).
+	 */
 	@Bean
-	Payments payments(JdbcClient jdbc) {
-		return new Payments(jdbc);
+	Payments payments(JdbcClient jdbc, DataSourceTransactionManager transactionManager) {
+		return new TransactionTemplate(transactionManager).execute((status) -> new Payments(jdbc));
 	}
 
 }
