@@ -22,6 +22,8 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * MariaDB on loopback ({@link Servers#mariadb()}), autocommit, one Hikari pool: one message
@@ -40,6 +42,9 @@ import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
  * then one {@code SELECT ... IN}.</li>
  * <li>{@code bareOnStarterTable*}: the same by hand in the starter's own table (see
  * {@link BareOnStarterTable}).</li>
+ * <li>{@code *BatchInTransaction*}: the same inside one transaction per batch (a
+ * {@code TransactionTemplate}): the starter's claims and completions join it, the bare
+ * protocol's statements run in it, one commit.</li>
  * </ul>
  * Both tables hold {@value JdbcBatchBenchmark#FILLER_ROWS} rows of another workflow, their
  * statistics taken with them.
@@ -96,6 +101,16 @@ public class MariaDbBenchmark {
 	}
 
 	@Benchmark
+	public List<Receipt> starterBatchInTransactionFirst(Starter state, BatchSize size, Keys keys) {
+		return state.transactions.execute((tx) -> JdbcBatchBenchmark.charge(state.template, size.fresh(keys)));
+	}
+
+	@Benchmark
+	public List<Receipt> bareBatchInTransactionFirst(Bare state, BatchSize size, Keys keys) {
+		return state.servers.transactions.execute((tx) -> bareBatchFirst(state, size, keys));
+	}
+
+	@Benchmark
 	public List<Receipt> bareBatchFirst(Bare state, BatchSize size, Keys keys) {
 		List<String> batch = size.fresh(keys);
 		String owner = Owners.next();
@@ -144,6 +159,8 @@ public class MariaDbBenchmark {
 
 		IdempotencyTemplate template;
 
+		TransactionTemplate transactions;
+
 		@Override
 		protected String backend() {
 			return "jdbc";
@@ -159,6 +176,7 @@ public class MariaDbBenchmark {
 		public void start() {
 			super.start();
 			this.template = this.context.getBean(IdempotencyTemplate.class);
+			this.transactions = new TransactionTemplate(this.context.getBean(PlatformTransactionManager.class));
 			for (List<String> keys : this.duplicates.all(100)) {
 				JdbcBatchBenchmark.charge(this.template, keys);
 			}

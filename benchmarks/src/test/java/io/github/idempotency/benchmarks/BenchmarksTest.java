@@ -246,7 +246,10 @@ class BenchmarksTest {
 				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
 			assertThat(benchmark.bareFirst(bare, new Keys())).isNotNull();
 			assertThat(benchmark.bareDuplicate(bare, new DuplicateKeys()).status()).isEqualTo("CHARGED");
+			assertThat(benchmark.starterBatchInTransactionFirst(starter, size, new Keys())).hasSize(10)
+				.doesNotContainNull();
 			assertThat(benchmark.bareBatchFirst(bare, size, new Keys())).hasSize(10);
+			assertThat(benchmark.bareBatchInTransactionFirst(bare, size, new Keys())).hasSize(10);
 			assertThat(benchmark.bareBatchDuplicate(bare, size)).hasSize(10)
 				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
 			assertThat(benchmark.bareOnStarterTableBatchFirst(bareOnStarterTable, size, new Keys())).hasSize(10);
