@@ -29,16 +29,16 @@ import org.springframework.dao.DataAccessException;
  * statement, and a completion of many in one round trip and one commit.
  * <p>
  * On PostgreSQL the batch claim is one statement: it inserts every record whose row it
- * does not find and reads every row it finds. On MariaDB, MySQL and H2, outside the
- * caller's transaction, it is one on MariaDB (an insert of every record that answers the
+ * does not find and reads every row it finds. On MariaDB, MySQL and H2 it is one on
+ * MariaDB outside the caller's transaction (an insert of every record that answers the
  * rows it found, see {@link JdbcDialect#upsertAll}) unless the workflow reads first, and
  * two otherwise: one read of the rows that exist and one insert of all the others (see
- * {@link #readThenInsert}); inside the caller's transaction the store
- * claims one record after the other. What the batch statements cannot decide is claimed
- * again on its own, by the single claim: a key named twice, a row committed while the
- * statement ran (its snapshot does not show it), an expired record or a lease that ran
- * out (a takeover locks the row), and the whole batch when the statement lost a lock
- * wait. The records are inserted in one order (workflow, then key) whatever the order
+ * {@link #readThenInsert}). What the batch statements cannot decide is claimed again on
+ * its own, by the single claim: a key named twice, a row committed while the statement
+ * ran (its snapshot does not show it), an expired record or a lease that ran out (a
+ * takeover locks the row), a live claim found inside the caller's transaction, and the
+ * whole batch when the statement lost a lock wait outside a transaction (inside one, that
+ * ends the call, as a single claim's lost wait does). The records are inserted in one order (workflow, then key) whatever the order
  * given, so that overlapping batches never wait for each other in a cycle.
  */
 final class JdbcBatchSteps {
@@ -67,15 +67,16 @@ final class JdbcBatchSteps {
 				claimAtOnce(requests, positions, results, inTransaction);
 			}
 			else {
-				// outside a transaction here (inside one, these dialects claim one record after the other)
-				boolean upsert = this.table.upsertsAll() && !this.store.readsFirst(requests.get(0).id().workflow());
+				// an upsert's lock on a row that exists would last until the caller's transaction ends
+				boolean upsert = !inTransaction && this.table.upsertsAll()
+						&& !this.store.readsFirst(requests.get(0).id().workflow());
 				for (int from = 0; from < positions.size(); from += MAX_ROWS) {
 					List<Integer> chunk = positions.subList(from, Math.min(positions.size(), from + MAX_ROWS));
 					if (upsert) {
 						claimAtOnce(requests, chunk, results, false);
 					}
 					else {
-						readThenInsert(requests, chunk, results);
+						readThenInsert(requests, chunk, results, inTransaction);
 					}
 				}
 			}
@@ -179,15 +180,24 @@ final class JdbcBatchSteps {
 	}
 
 	/**
-	 * Claims the requests at {@code positions} outside any transaction with one read of
-	 * the rows that exist and one insert of all the others, answering in {@code results}
-	 * those it decided. Each statement commits on its own and reads the latest committed
-	 * rows (REPEATABLE READ takes a snapshot per statement here). The insert is all or
-	 * nothing: when one of its rows was inserted by another run since the read (a
-	 * duplicate key) or it lost a lock wait, it inserted none, and those requests are
-	 * claimed on their own.
+	 * Claims the requests at {@code positions} with one read of the rows that exist and one
+	 * insert of all the others, answering in {@code results} those it decided; for a
+	 * workflow whose claims are nearly all new (see {@link ReadFirst}) the insert of them
+	 * all comes first, and the read only when it met a row. Outside a
+	 * transaction each statement commits on its own and reads the latest committed rows
+	 * (REPEATABLE READ takes a snapshot per statement there). The insert is all or nothing:
+	 * when one of its rows was inserted by another run since the read (a duplicate key) it
+	 * inserted none, and those requests are claimed on their own, as they are when it lost
+	 * a lock wait outside a transaction. Inside the caller's transaction a lost lock wait
+	 * ends the call, as a single claim's does there, and a live claim the read found is left
+	 * to the single claim, which answers it so.
 	 */
-	private void readThenInsert(List<ClaimRequest> requests, List<Integer> positions, @Nullable ClaimResult[] results) {
+	private void readThenInsert(List<ClaimRequest> requests, List<Integer> positions, @Nullable ClaimResult[] results,
+			boolean inTransaction) {
+		if (this.store.insertsFirst(requests.get(positions.get(0)).id().workflow())
+				&& insertAll(requests, positions, results, inTransaction)) {
+			return;
+		}
 		Map<RecordId, IdempotencyRecord> existing = this.table
 			.readAll(positions.stream().map((i) -> requests.get(i).id()).toList());
 		Instant now = this.table.now();
@@ -199,38 +209,53 @@ final class JdbcBatchSteps {
 				continue;
 			}
 			ClaimOutcome outcome = ClaimRules.decide(found, requests.get(i).fingerprint(), now);
-			if (outcome != ClaimOutcome.ACQUIRED) {
+			if (outcome != ClaimOutcome.ACQUIRED && !(inTransaction && outcome == ClaimOutcome.IN_PROGRESS)) {
 				results[i] = ClaimResult.of(outcome, found);
 				this.store.recordClaim(requests.get(i).id().workflow(), true);
 			}
 		}
-		if (absent.isEmpty()) {
-			return;
+		if (!absent.isEmpty()) {
+			insertAll(requests, absent, results, inTransaction);
 		}
+	}
+
+	/**
+	 * Claims the requests at {@code positions} with one insert of them all, answering them
+	 * in {@code results} when it inserted them.
+	 * @return {@code false} when it inserted none: a row existed, or (outside a
+	 * transaction) it lost a lock wait
+	 */
+	private boolean insertAll(List<ClaimRequest> requests, List<Integer> positions, @Nullable ClaimResult[] results,
+			boolean inTransaction) {
 		Instant stampedAt = this.table.now();
-		List<IdempotencyRecord> claimed = new ArrayList<>(absent.size());
-		for (int i : absent) {
-			claimed.add(JdbcIdempotencyStore.claimed(null, requests.get(i), stampedAt, false));
+		List<IdempotencyRecord> claimed = new ArrayList<>(positions.size());
+		for (int i : positions) {
+			claimed.add(JdbcIdempotencyStore.claimed(null, requests.get(i), stampedAt, inTransaction));
 		}
 		try {
 			if (!this.table.insertAll(claimed)) {
-				return;
+				return false;
 			}
 		}
 		catch (DataAccessException ex) {
-			if (this.store.isLockFailure(ex) || ex instanceof ConcurrencyFailureException) {
-				return;
+			if (!this.store.isLockFailure(ex) && !(ex instanceof ConcurrencyFailureException)) {
+				throw ex;
 			}
-			throw ex;
+			if (inTransaction) {
+				throw JdbcIdempotencyStore.cannotWaitInTransaction(requests.get(positions.get(0)), ex);
+			}
+			return false;
 		}
-		for (int j = 0; j < absent.size(); j++) {
-			int i = absent.get(j);
-			results[i] = this.store.acquired(this.table, claimed.get(j), requests.get(i), false);
+		for (int j = 0; j < positions.size(); j++) {
+			int i = positions.get(j);
+			results[i] = this.store.acquired(this.table, claimed.get(j), requests.get(i), inTransaction);
 		}
-		for (int i : absent) {
+		for (int i : positions) {
 			this.store.recordClaim(requests.get(i).id().workflow(), false);
-			results[i] = this.store.acquiredAfterInsert(this.table, results[i], requests.get(i), false, stampedAt);
+			results[i] = this.store.acquiredAfterInsert(this.table, results[i], requests.get(i), inTransaction,
+					stampedAt);
 		}
+		return true;
 	}
 
 	private static void releaseAcquired(@Nullable ClaimResult[] results, RuntimeException ex) {

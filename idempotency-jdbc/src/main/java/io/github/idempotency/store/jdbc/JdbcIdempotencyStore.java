@@ -144,14 +144,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * Claims the batch in one statement on PostgreSQL, in two on the other databases (one
-	 * claim after the other there inside the caller's transaction); see
+	 * Claims the batch in one statement on PostgreSQL, in two on the other databases; see
 	 * {@link JdbcBatchSteps}.
 	 */
 	@Override
 	public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
 		boolean inTransaction = isInTransaction();
-		if (requests.isEmpty() || (inTransaction && !this.table.claimsAllAtOnce())) {
+		if (requests.isEmpty()) {
 			return IdempotencyStore.super.claimAll(requests);
 		}
 		return this.batches.claimAll(requests, inTransaction);

@@ -340,6 +340,26 @@ abstract class JdbcContentionTests {
 	}
 
 	@Test
+	void aBatchInACallersTransactionThatMeetsARowHeldPastTheLockTimeoutEndsTheCallRetryablyAndClaimsNone()
+			throws Exception {
+		JdbcIdempotencyStore impatient = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(1),
+				this.clock);
+		RecordId held = id("held-beside-a-batch");
+		RecordId fresh = id("fresh-beside-a-held-row");
+		try (Connection holder = this.dataSource.getConnection()) {
+			holder.setAutoCommit(false);
+			inHeldTransaction(holder, (store) -> store.claim(request(held, "holder", LEASE)));
+			assertTimeoutPreemptively(Duration.ofSeconds(20),
+					() -> assertThatExceptionOfType(IdempotencyInProgressException.class)
+						.isThrownBy(() -> transactions().execute((status) -> impatient
+							.claimAll(List.of(request(fresh, "waiter", LEASE), request(held, "waiter", LEASE))))));
+			holder.rollback();
+		}
+		assertThat(this.store.find(fresh)).as("rolled back with the caller's transaction").isEmpty();
+		assertThat(this.store.find(held)).isEmpty();
+	}
+
+	@Test
 	void aStepOnARowAnotherTransactionHoldsIsBoundedByTheLockTimeout() throws Exception {
 		JdbcIdempotencyStore impatient = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(1),
 				this.clock);
