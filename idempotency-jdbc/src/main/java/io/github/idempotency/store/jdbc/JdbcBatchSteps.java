@@ -29,17 +29,19 @@ import org.springframework.dao.DataAccessException;
  * statement, and a completion of many in one round trip and one commit.
  * <p>
  * On PostgreSQL the batch claim is one statement: it inserts every record whose row it
- * does not find and reads every row it finds. On MariaDB, MySQL and H2 it is one on
- * MariaDB outside the caller's transaction (an insert of every record that answers the
- * rows it found, see {@link JdbcDialect#upsertAll}) unless the workflow reads first, and
- * two otherwise: one read of the rows that exist and one insert of all the others (see
+ * does not find and reads every row it finds. On MariaDB outside the caller's transaction
+ * it is one too (an insert of every record that answers the rows it found, see
+ * {@link JdbcDialect#upsertAll}) unless the workflow reads first. Otherwise, on MariaDB,
+ * MySQL and H2, it is one read of the rows that exist and one insert of all the others,
+ * or, for a workflow whose claims are nearly all new, that insert of them all alone (see
  * {@link #readThenInsert}). What the batch statements cannot decide is claimed again on
  * its own, by the single claim: a key named twice, a row committed while the statement
  * ran (its snapshot does not show it), an expired record or a lease that ran out (a
  * takeover locks the row), a live claim found inside the caller's transaction, and the
  * whole batch when the statement lost a lock wait outside a transaction (inside one, that
- * ends the call, as a single claim's lost wait does). The records are inserted in one order (workflow, then key) whatever the order
- * given, so that overlapping batches never wait for each other in a cycle.
+ * ends the call, as a single claim's lost wait does). The records are inserted in one
+ * order (workflow, then key) whatever the order given, so that overlapping batches never
+ * wait for each other in a cycle.
  */
 final class JdbcBatchSteps {
 
@@ -183,14 +185,13 @@ final class JdbcBatchSteps {
 	 * Claims the requests at {@code positions} with one read of the rows that exist and one
 	 * insert of all the others, answering in {@code results} those it decided; for a
 	 * workflow whose claims are nearly all new (see {@link ReadFirst}) the insert of them
-	 * all comes first, and the read only when it met a row. Outside a
-	 * transaction each statement commits on its own and reads the latest committed rows
-	 * (REPEATABLE READ takes a snapshot per statement there). The insert is all or nothing:
-	 * when one of its rows was inserted by another run since the read (a duplicate key) it
-	 * inserted none, and those requests are claimed on their own, as they are when it lost
-	 * a lock wait outside a transaction. Inside the caller's transaction a lost lock wait
-	 * ends the call, as a single claim's does there, and a live claim the read found is left
-	 * to the single claim, which answers it so.
+	 * all comes first, and the read only when it met a row. Outside a transaction each
+	 * statement commits on its own and reads the latest committed rows (REPEATABLE READ
+	 * takes a snapshot per statement there). An insert is all or nothing: when it met a row
+	 * (a duplicate key) it inserted none, and the requests it left are claimed on their
+	 * own, as they are when it lost a lock wait outside a transaction. Inside the caller's
+	 * transaction a lost lock wait ends the call, as a single claim's does there, and a
+	 * live claim the read found is left to the single claim, which answers it so.
 	 */
 	private void readThenInsert(List<ClaimRequest> requests, List<Integer> positions, @Nullable ClaimResult[] results,
 			boolean inTransaction) {
