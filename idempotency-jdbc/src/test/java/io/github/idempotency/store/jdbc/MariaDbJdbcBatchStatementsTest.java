@@ -80,37 +80,6 @@ class MariaDbJdbcBatchStatementsTest {
 	}
 
 	@Test
-	void aBatchInTheCallersTransactionIsOneInsertAndOneThatMeetsARowReadsAndInsertsTheRest() {
-		List<ClaimResult> done = claimAll("done-tx");
-		this.store.completeAll(List.of(done.get(0).acquiredHandle()), List.of("\"done\""));
-		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
-		List<ClaimResult> fresh = new ArrayList<>();
-		Integer statements = transactions
-			.execute((status) -> this.dataSource.during(() -> fresh.addAll(claimAll("t1", "t2", "t3"))));
-		assertThat(statements).as("the workflow's claims nearly all new: one insert").isOne();
-		assertThat(fresh).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.ACQUIRED);
-		assertThat(this.store.find(fresh.get(1).record().id()).orElseThrow().status())
-			.as("written finished, committed with the transaction")
-			.isEqualTo(RecordStatus.COMPLETED);
-		List<ClaimResult> mixed = new ArrayList<>();
-		statements = transactions
-			.execute((status) -> this.dataSource.during(() -> mixed.addAll(claimAll("t4", "done-tx", "t5"))));
-		assertThat(statements).as("the insert, which met a row and inserted none; the read; the insert of the rest")
-			.isEqualTo(3);
-		assertThat(mixed).extracting(ClaimResult::outcome)
-			.containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE, ClaimOutcome.ACQUIRED);
-		assertThat(mixed.get(1).record().response()).isEqualTo("\"done\"");
-		List<RecordId> rolledBack = new ArrayList<>();
-		transactions.executeWithoutResult((status) -> {
-			List<ClaimResult> gone = claimAll("gone-1", "gone-2");
-			assertThat(gone).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.ACQUIRED);
-			gone.forEach((claim) -> rolledBack.add(claim.record().id()));
-			status.setRollbackOnly();
-		});
-		assertThat(rolledBack).hasSize(2).allSatisfy((id) -> assertThat(this.store.find(id)).isEmpty());
-	}
-
-	@Test
 	void aBatchOfAWorkflowWhoseClaimsAreMostlyDuplicatesIsReadFirst() {
 		claimAll("seen-0", "seen-1", "seen-2");
 		for (int i = 0; i < 64; i++) {
