@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -23,6 +24,8 @@ import javax.sql.DataSource;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.IdempotencyInProgressException;
@@ -294,8 +297,20 @@ abstract class JdbcContentionTests {
 		assertThat(transactions().execute(call)).isEqualTo("stored");
 	}
 
-	@Test
-	void aDeadlockBetweenTwoCallersTransactionsEndsOneCallRetryableAndTheOtherRuns() throws Exception {
+	/**
+	 * How a caller's transaction claims its second key, the claim that closes the cycle: on
+	 * its own, or as one element of a batch beside a key of its own.
+	 */
+	enum SecondClaim {
+
+		SINGLE, BATCH_ELEMENT
+
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@EnumSource(SecondClaim.class)
+	void aDeadlockBetweenTwoCallersTransactionsEndsOneCallRetryableAndTheOtherRuns(SecondClaim shape)
+			throws Exception {
 		RecordId a = id("deadlock-a");
 		RecordId b = id("deadlock-b");
 		CountDownLatch aClaimed = new CountDownLatch(1);
@@ -303,29 +318,50 @@ abstract class JdbcContentionTests {
 		Future<Object> first = this.executor.submit(() -> inTransaction(a, () -> {
 			aClaimed.countDown();
 			bClaimed.await();
-			return inTransactionBody(b, () -> "first");
+			return claimSecond(shape, b, "deadlock-first-own", "first");
 		}));
 		Future<Object> second = this.executor.submit(() -> inTransaction(b, () -> {
 			bClaimed.countDown();
 			aClaimed.await();
 			awaitLockWait();
-			return inTransactionBody(a, () -> "second");
+			return claimSecond(shape, a, "deadlock-second-own", "second");
 		}));
-		int failed = 0;
+		List<String> ran = new ArrayList<>();
 		for (Future<Object> call : List.of(first, second)) {
 			try {
 				call.get(60, TimeUnit.SECONDS);
+				ran.add((call == first) ? "first" : "second");
 			}
 			catch (java.util.concurrent.ExecutionException ex) {
 				assertThat(ex).cause()
 					.isInstanceOf(IdempotencyInProgressException.class)
 					.hasRootCauseInstanceOf(java.sql.SQLException.class);
-				failed++;
 			}
 		}
-		assertThat(failed).as("one deadlock victim").isOne();
+		assertThat(ran).as("one deadlock victim").hasSize(1);
 		assertThat(this.store.find(a).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
 		assertThat(this.store.find(b).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+		if (shape == SecondClaim.BATCH_ELEMENT) {
+			String victim = ran.contains("first") ? "second" : "first";
+			assertThat(this.store.find(id("deadlock-" + ran.get(0) + "-own")).orElseThrow().status())
+				.isEqualTo(RecordStatus.COMPLETED);
+			assertThat(this.store.find(id("deadlock-" + victim + "-own"))).as("rolled back with the victim")
+				.isEmpty();
+		}
+	}
+
+	/**
+	 * Claims {@code other} inside the running transaction, as {@code shape} says, beside
+	 * {@code own} in a batch.
+	 */
+	private Object claimSecond(SecondClaim shape, RecordId other, String own, String result) {
+		if (shape == SecondClaim.SINGLE) {
+			return inTransactionBody(other, () -> result);
+		}
+		new DefaultIdempotencyTemplate(this.engine).executeAll(
+				List.of(IdempotentRequest.of(this.prefix, other.key()), IdempotentRequest.of(this.prefix, own)),
+				String.class, (request) -> result);
+		return result;
 	}
 
 	@Test
