@@ -127,6 +127,11 @@ public class JdbcBatchBenchmark {
 	}
 
 	@Benchmark
+	public List<Receipt> bareOnStarterTableInTransactionFirst(BareOnStarterTable state, BatchSize size, Keys keys) {
+		return state.servers.transactions.execute((tx) -> bareFirst(state, size, keys));
+	}
+
+	@Benchmark
 	public List<Receipt> bareOnStarterTableDuplicate(BareOnStarterTable state, BatchSize size) {
 		return bareDuplicate(state, size);
 	}

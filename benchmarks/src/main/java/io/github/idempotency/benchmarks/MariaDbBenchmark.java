@@ -134,6 +134,12 @@ public class MariaDbBenchmark {
 	}
 
 	@Benchmark
+	public List<Receipt> bareOnStarterTableBatchInTransactionFirst(BareOnStarterTable state, BatchSize size,
+			Keys keys) {
+		return state.servers.transactions.execute((tx) -> bareBatchFirst(state, size, keys));
+	}
+
+	@Benchmark
 	public List<Receipt> bareOnStarterTableBatchDuplicate(BareOnStarterTable state, BatchSize size) {
 		return bareBatchDuplicate(state, size);
 	}

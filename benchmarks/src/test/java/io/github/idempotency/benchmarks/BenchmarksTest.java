@@ -209,6 +209,8 @@ class BenchmarksTest {
 			assertThat(benchmark.bareDuplicate(bare, size)).hasSize(10)
 				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
 			assertThat(benchmark.bareOnStarterTableFirst(bareOnStarterTable, size, new Keys())).hasSize(10);
+			assertThat(benchmark.bareOnStarterTableInTransactionFirst(bareOnStarterTable, size, new Keys()))
+				.hasSize(10);
 			assertThat(benchmark.bareOnStarterTableDuplicate(bareOnStarterTable, size)).hasSize(10)
 				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
 			assertThat(benchmark.springIntegrationFirst(integration, size, new Keys())).isEqualTo(10);
@@ -253,6 +255,8 @@ class BenchmarksTest {
 			assertThat(benchmark.bareBatchDuplicate(bare, size)).hasSize(10)
 				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
 			assertThat(benchmark.bareOnStarterTableBatchFirst(bareOnStarterTable, size, new Keys())).hasSize(10);
+			assertThat(benchmark.bareOnStarterTableBatchInTransactionFirst(bareOnStarterTable, size, new Keys()))
+				.hasSize(10);
 			assertThat(benchmark.bareOnStarterTableBatchDuplicate(bareOnStarterTable, size)).hasSize(10)
 				.allSatisfy((receipt) -> assertThat(receipt.status()).isEqualTo("CHARGED"));
 		}
