@@ -279,7 +279,8 @@ final class JdbcBatchSteps {
 	 * counts what it completed, kept when it completed them all; else a JDBC batch; in one
 	 * transaction so that it commits once), or all held by the caller's transaction (the
 	 * {@code void} ones need nothing, their records were written finished; the others one
-	 * statement).
+	 * statement: on MariaDB the one that counts what it completed, followed by a JDBC batch
+	 * only when it missed a row).
 	 * @return for each handle whether it was completed, or {@code null} when the handles
 	 * are not all of one such kind
 	 */
@@ -341,7 +342,17 @@ final class JdbcBatchSteps {
 		List<RecordId> ids = requests.stream().map(ClaimRequest::id).toList();
 		List<String> owners = requests.stream().map(ClaimRequest::owner).toList();
 		List<Duration> retentions = requests.stream().map(ClaimRequest::retention).toList();
-		if (fence != Fence.LEASE || this.table.completesAllAtOnce() || requests.size() == 1) {
+		if (this.table.completesAllAtOnce() || requests.size() == 1) {
+			return this.table.completeAll(ids, owners, responses, retentions, fence);
+		}
+		if (fence == Fence.TRANSACTION) {
+			// the caller's transaction holds the rows, and a completion fenced by it alone may be
+			// made twice: when the counted statement missed a row (a savepoint rolled its claim
+			// back), the JDBC batch below completes them again, each answered
+			if (this.table.countsCompletionsOf(responses)
+					&& this.table.completeCounted(ids, owners, responses, retentions, fence)) {
+				return completedAll(ids.size());
+			}
 			return this.table.completeAll(ids, owners, responses, retentions, fence);
 		}
 		if (this.table.countsCompletionsOf(responses) && !this.store.isInTransaction()) {
@@ -355,14 +366,18 @@ final class JdbcBatchSteps {
 				return false;
 			});
 			if (all) {
-				boolean[] completed = new boolean[ids.size()];
-				Arrays.fill(completed, true);
-				return completed;
+				return completedAll(ids.size());
 			}
 		}
 		// a JDBC batch of completions, each answered; on its own it would commit each: one
 		// transaction commits them all
 		return this.store.inTransaction((status) -> this.table.completeAll(ids, owners, responses, retentions, fence));
+	}
+
+	private static boolean[] completedAll(int size) {
+		boolean[] completed = new boolean[size];
+		Arrays.fill(completed, true);
+		return completed;
 	}
 
 	private static List<Boolean> completed(boolean[] completed, int size) {

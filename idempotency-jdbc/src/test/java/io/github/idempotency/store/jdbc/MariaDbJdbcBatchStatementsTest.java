@@ -35,8 +35,9 @@ import static org.awaitility.Awaitility.await;
  * On MariaDB a batch outside a transaction is claimed with one statement (an insert that
  * answers the rows it found), or, while its workflow reads first, with one read and one
  * insert of the rows it did not find (a batch of duplicates with the read alone); and
- * completed with one JDBC batch in one transaction, committed once — counting the
- * statements prepared and the commits, in a table of its own.
+ * completed with one statement in one transaction, committed once; a batch in the
+ * caller's transaction is completed with one statement too — counting the statements
+ * prepared and the commits, in a table of its own.
  */
 class MariaDbJdbcBatchStatementsTest {
 
@@ -77,6 +78,50 @@ class MariaDbJdbcBatchStatementsTest {
 		assertThat(mixed.get(2).record().response()).isEqualTo("\"c\"");
 		assertThat(this.store.find(mixed.get(1).record().id()).orElseThrow().owner())
 			.isEqualTo(mixed.get(1).record().owner());
+	}
+
+	@Test
+	void aBatchInACallersTransactionIsCompletedWithOneStatement() {
+		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		List<ClaimResult> claims = new ArrayList<>();
+		List<Boolean> completed = new ArrayList<>();
+		int statements = transactions.execute((status) -> {
+			claims.addAll(claimAll("tx-a", "tx-b", "tx-c"));
+			List<ClaimHandle> handles = claims.stream().map(ClaimResult::acquiredHandle).toList();
+			return this.dataSource
+				.during(() -> completed.addAll(this.store.completeAll(handles, List.of("\"a\"", "\"b\"", "\"c\""))));
+		});
+		assertThat(statements).isOne();
+		assertThat(this.dataSource.prepared.get(this.dataSource.prepared.size() - 1))
+			.as("one multi-table update, not a JDBC batch of single ones")
+			.startsWith("UPDATE (SELECT ");
+		assertThat(completed).containsExactly(true, true, true);
+		assertThat(this.store.find(claims.get(1).record().id()).orElseThrow()).satisfies((record) -> {
+			assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED);
+			assertThat(record.response()).isEqualTo("\"b\"");
+		});
+	}
+
+	@Test
+	void aBatchInACallersTransactionOneOfWhoseClaimsASavepointRolledBackAnswersEachCompletion() {
+		DataSourceTransactionManager manager = new DataSourceTransactionManager(this.dataSource);
+		TransactionTemplate nested = new TransactionTemplate(manager);
+		nested.setPropagationBehavior(TransactionTemplate.PROPAGATION_NESTED);
+		List<ClaimResult> claims = new ArrayList<>();
+		List<Boolean> completed = new TransactionTemplate(manager).execute((status) -> {
+			claims.addAll(claimAll("kept-a"));
+			nested.executeWithoutResult((savepoint) -> {
+				claims.addAll(claimAll("rolled-back-b"));
+				savepoint.setRollbackOnly();
+			});
+			claims.addAll(claimAll("kept-c"));
+			List<ClaimHandle> handles = claims.stream().map(ClaimResult::acquiredHandle).toList();
+			return this.store.completeAll(handles, List.of("\"a\"", "\"b\"", "\"c\""));
+		});
+		assertThat(completed).containsExactly(true, false, true);
+		assertThat(this.store.find(claims.get(0).record().id()).orElseThrow().response()).isEqualTo("\"a\"");
+		assertThat(this.store.find(claims.get(1).record().id())).isEmpty();
+		assertThat(this.store.find(claims.get(2).record().id()).orElseThrow().response()).isEqualTo("\"c\"");
 	}
 
 	@Test
