@@ -82,10 +82,10 @@ final class AutoCommitConnections extends DelegatingDataSource implements Infras
 			}
 		}
 		catch (SQLException ex) {
-			// a pool's XA connection enlisted in a JTA transaction may refuse: its statements
-			// belong to that transaction (pgjdbc and MariaDB Connector/J report such a
-			// connection in auto-commit, so it is not asked); a broken connection fails the
-			// statement that follows
+			// a pool's connection enlisted in a JTA transaction refuses: its statements belong to
+			// that transaction, and the store claims in it (JdbcIdempotencyStore#isInTransaction;
+			// pgjdbc's and MariaDB Connector/J's own XA connections report auto-commit, so they
+			// are not asked); a broken connection fails the statement that follows
 			logger.debug("Could not switch a connection to auto-commit: " + ex);
 		}
 		return connection;

@@ -30,6 +30,7 @@ import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
@@ -366,7 +367,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * transaction ({@code SUPPORTS}, {@code NOT_SUPPORTED}, or another resource's
 	 * transaction) does not count: there every statement commits at once, also on a
 	 * connection bound without a transaction that did not auto-commit
-	 * ({@link AutoCommitConnections#autoCommitBoundConnection}).
+	 * ({@link AutoCommitConnections#autoCommitBoundConnection}). Under JTA no connection is
+	 * bound before the first statement: there the connection the claim takes is asked, and
+	 * one that the pool enlisted in the transaction refuses auto-commit (see
+	 * {@link #joinsWithoutBinding()}).
 	 * @throws IllegalStateException when that transaction is read-only: the claim would
 	 * have to write in it
 	 */
@@ -375,12 +379,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 			this.dataSource.autoCommitBoundConnection();
 			return false;
 		}
-		if (!(TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder)) {
-			return false;
-		}
 		boolean inTransaction;
 		try {
-			inTransaction = !holder.getConnection().getAutoCommit();
+			inTransaction = (TransactionSynchronizationManager.getResource(this.dataSource) instanceof ConnectionHolder holder)
+					? !holder.getConnection().getAutoCommit() : joinsWithoutBinding();
 		}
 		catch (SQLException ex) {
 			throw new DataAccessResourceFailureException("Cannot tell whether a transaction is active", ex);
@@ -391,6 +393,24 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 				"An idempotent operation cannot run in a read-only transaction: the jdbc store writes its record in "
 						+ "the caller's transaction. Remove readOnly = true from the transaction around it");
 		return inTransaction;
+	}
+
+	/**
+	 * Whether the connection the claim takes, with none bound by a transaction of this
+	 * data source, is part of the actual transaction all the same: one that a pool enlisted
+	 * in a JTA transaction, which refuses to switch to auto-commit. Any other connection is
+	 * switched to auto-commit, so that the claim commits at once, as a claim inside another
+	 * resource's transaction does. The connection stays bound to the transaction, as the
+	 * claim's statement would bind it.
+	 */
+	private boolean joinsWithoutBinding() throws SQLException {
+		Connection connection = DataSourceUtils.getConnection(this.dataSource);
+		try {
+			return !connection.getAutoCommit();
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
 	}
 
 	/**

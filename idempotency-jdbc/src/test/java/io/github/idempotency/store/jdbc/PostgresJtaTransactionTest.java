@@ -2,7 +2,12 @@ package io.github.idempotency.store.jdbc;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 import io.agroal.api.AgroalDataSource;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
@@ -27,8 +32,11 @@ import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.test.MutableClock;
 import io.github.idempotency.testservers.TestDatabases;
 import io.github.idempotency.testservers.TestServers;
+import org.springframework.core.Ordered;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.jta.JtaTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,14 +46,17 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * The jdbc store under JTA, as an application server or a Narayana starter runs it: an
  * embedded Narayana transaction manager, Spring's {@link JtaTransactionManager}, and an
  * Agroal pool that enlists its connections in the JTA transaction, on PostgreSQL. No
- * connection of the store's {@code DataSource} is bound when the claim is made, so the
- * claim is held by its lease as inside another resource's transaction, and how the run
- * ended is stored once the JTA transaction has ended: its writes and the record agree
- * whether it commits, rolls back, or commits after a failure the caller caught.
+ * connection of the store's {@code DataSource} is bound when the claim is made; the one
+ * the claim takes is enlisted, so the claim joins the JTA transaction as it joins a
+ * {@code DataSourceTransactionManager}'s: the writes and the record agree whether it
+ * commits, rolls back, or commits after a failure the caller caught, and the record
+ * commits finished, however long the transaction ran.
  */
 class PostgresJtaTransactionTest {
 
 	private static final String TABLE = "idempotency_jta_test";
+
+	private static final Duration LEASE = Duration.ofSeconds(30);
 
 	static {
 		// Narayana's transaction log, under target/ rather than the working directory
@@ -61,6 +72,10 @@ class PostgresJtaTransactionTest {
 	private final AgroalDataSource dataSource;
 
 	private final TransactionTemplate transactions;
+
+	private final MutableClock clock = new MutableClock(Instant.now());
+
+	private final ExecutorService otherInstance = Executors.newSingleThreadExecutor();
 
 	private final JdbcIdempotencyStore store;
 
@@ -80,11 +95,10 @@ class PostgresJtaTransactionTest {
 		JtaTransactionManager jta = new JtaTransactionManager(UserTransaction.userTransaction(), manager);
 		jta.afterPropertiesSet();
 		this.transactions = new TransactionTemplate(jta);
-		this.store = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(5),
-				new MutableClock(Instant.now()));
+		this.store = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(5), this.clock);
 		this.engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
 				EngineSettings.builder()
-					.leaseTtl(Duration.ofSeconds(30))
+					.leaseTtl(LEASE)
 					.leaseRenewal(false)
 					.retention(Duration.ofDays(1))
 					.waitTimeout(Duration.ZERO)
@@ -94,6 +108,7 @@ class PostgresJtaTransactionTest {
 
 	@AfterEach
 	void close() {
+		this.otherInstance.shutdownNow();
 		this.engine.close();
 		this.dataSource.close();
 	}
@@ -128,6 +143,40 @@ class PostgresJtaTransactionTest {
 		assertThatExceptionOfType(IdempotentFailureReplayedException.class)
 			.isThrownBy(() -> deliverInJta(key, true));
 		assertThat(effects(key)).as("its writes committed once").isOne();
+	}
+
+	@Test
+	void aRedeliveryThatMeetsTheRecordAsTheJtaTransactionCommitsFindsItFinishedThoughTheLeaseRanOut() {
+		String key = "outlived";
+		List<Object> redelivered = new CopyOnWriteArrayList<>();
+		this.transactions.executeWithoutResult((status) -> {
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+				@Override
+				public int getOrder() {
+					return Ordered.HIGHEST_PRECEDENCE;
+				}
+
+				@Override
+				public void afterCommit() {
+					// first thing after the commit: a redelivery on another instance
+					try {
+						redelivered.add(PostgresJtaTransactionTest.this.otherInstance.submit(() -> run(key, false))
+							.get(30, TimeUnit.SECONDS));
+					}
+					catch (Exception ex) {
+						redelivered.add(ex);
+					}
+				}
+
+			});
+			run(key, false);
+			// the transaction outlived the claim's lease
+			this.clock.advance(LEASE.plusSeconds(1));
+		});
+		assertThat(redelivered).containsExactly("charged " + key);
+		assertThat(effects(key)).as("run once").isOne();
+		assertThat(this.store.find(id(key)).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
 	}
 
 	/**
