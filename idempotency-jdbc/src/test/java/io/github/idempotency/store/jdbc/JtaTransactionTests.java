@@ -1,0 +1,253 @@
+package io.github.idempotency.store.jdbc;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
+
+import io.agroal.api.AgroalDataSource;
+import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
+import io.agroal.narayana.NarayanaTransactionIntegration;
+import jakarta.transaction.TransactionManager;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import com.arjuna.ats.arjuna.common.ObjectStoreEnvironmentBean;
+import com.arjuna.ats.internal.jta.transaction.arjunacore.TransactionSynchronizationRegistryImple;
+import com.arjuna.ats.jta.UserTransaction;
+import com.arjuna.common.internal.util.propertyservice.BeanPopulator;
+import io.github.idempotency.IdempotentFailureReplayedException;
+import io.github.idempotency.internal.EngineSettings;
+import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.internal.IdempotentOperation;
+import io.github.idempotency.internal.OperationDefinition;
+import io.github.idempotency.observe.IdempotencyObserver;
+import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.RecordStatus;
+import io.github.idempotency.test.MutableClock;
+import io.github.idempotency.testservers.TestDatabases;
+import org.springframework.core.Ordered;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.jta.JtaTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The jdbc store under JTA, as an application server or a Narayana starter runs it: an
+ * embedded Narayana transaction manager, Spring's {@link JtaTransactionManager}, and an
+ * Agroal pool that enlists its connections in the JTA transaction; each database is a
+ * small subclass. No
+ * connection of the store's {@code DataSource} is bound when the claim is made; the one
+ * the claim takes is enlisted, so the claim joins the JTA transaction as it joins a
+ * {@code DataSourceTransactionManager}'s: the writes and the record agree whether it
+ * commits, rolls back, or commits after a failure the caller caught, and the record
+ * commits finished, however long the transaction ran.
+ */
+abstract class JtaTransactionTests {
+
+	private static final String TABLE = "idempotency_jta_test";
+
+	private static final Duration LEASE = Duration.ofSeconds(30);
+
+	static {
+		// Narayana's transaction log, under target/ rather than the working directory
+		String logs = "target/narayana";
+		BeanPopulator.getDefaultInstance(ObjectStoreEnvironmentBean.class).setObjectStoreDir(logs);
+		BeanPopulator.getNamedInstance(ObjectStoreEnvironmentBean.class, "communicationStore")
+			.setObjectStoreDir(logs);
+		BeanPopulator.getNamedInstance(ObjectStoreEnvironmentBean.class, "stateStore").setObjectStoreDir(logs);
+	}
+
+	private final String workflow = UUID.randomUUID().toString();
+
+	private final AgroalDataSource dataSource;
+
+	private final TransactionTemplate transactions;
+
+	private final MutableClock clock = new MutableClock(Instant.now());
+
+	private final ExecutorService otherInstance = Executors.newSingleThreadExecutor();
+
+	private final JdbcIdempotencyStore store;
+
+	private final IdempotencyEngine engine;
+
+	/** The database, on a pool of its own that does not enlist: to read what committed. */
+	private final DataSource database;
+
+	/**
+	 * @param database the database on a pool of its own
+	 * @param url its JDBC URL, for the enlisting pool
+	 * @param platform the schema file's platform
+	 */
+	JtaTransactionTests(DataSource database, String url, String platform) throws SQLException {
+		this.database = database;
+		TestDatabases.createTable(database, platform, TABLE);
+		JdbcClient.create(database)
+			.sql("CREATE TABLE IF NOT EXISTS jta_effect (k VARCHAR(200) NOT NULL)")
+			.update();
+		TransactionManager manager = com.arjuna.ats.jta.TransactionManager.transactionManager();
+		this.dataSource = AgroalDataSource.from(new AgroalDataSourceConfigurationSupplier()
+			.connectionPoolConfiguration((pool) -> pool.maxSize(4)
+				.transactionIntegration(
+						new NarayanaTransactionIntegration(manager, new TransactionSynchronizationRegistryImple()))
+				.connectionFactoryConfiguration((factory) -> factory.jdbcUrl(url))));
+		JtaTransactionManager jta = new JtaTransactionManager(UserTransaction.userTransaction(), manager);
+		jta.afterPropertiesSet();
+		this.transactions = new TransactionTemplate(jta);
+		this.store = new JdbcIdempotencyStore(this.dataSource, TABLE, Duration.ofSeconds(5), this.clock);
+		this.engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
+				EngineSettings.builder()
+					.leaseTtl(LEASE)
+					.leaseRenewal(false)
+					.retention(Duration.ofDays(1))
+					.waitTimeout(Duration.ZERO)
+					.build(),
+				IdempotencyObserver.NONE);
+	}
+
+	@AfterEach
+	void close() {
+		this.otherInstance.shutdownNow();
+		this.engine.close();
+		this.dataSource.close();
+	}
+
+	@Test
+	void aRunWhoseJtaTransactionCommitsIsCompletedWithItsWritesAndReplayed() throws Throwable {
+		String key = "committed";
+		assertThat(deliverInJta(key, false)).isEqualTo("charged " + key);
+		assertThat(this.store.find(id(key)).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(deliverInJta(key, false)).isEqualTo("charged " + key);
+		assertThat(effects(key)).isOne();
+	}
+
+	@Test
+	void aRunWhoseJtaTransactionRollsBackLeavesNothingAndRunsAgain() throws Throwable {
+		String key = "rolled-back";
+		this.transactions.executeWithoutResult((status) -> {
+			run(key, false);
+			status.setRollbackOnly();
+		});
+		assertThat(effects(key)).isZero();
+		assertThat(this.store.find(id(key))).isEmpty();
+		assertThat(deliverInJta(key, false)).isEqualTo("charged " + key);
+		assertThat(effects(key)).isOne();
+	}
+
+	@Test
+	void aFailureTheCallerCatchesInAJtaTransactionThatCommitsIsRecordedWithTheWritesAndReplayed() throws Throwable {
+		String key = "caught";
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> deliverInJta(key, true));
+		assertThat(this.store.find(id(key)).orElseThrow().status()).isEqualTo(RecordStatus.FAILED);
+		assertThatExceptionOfType(IdempotentFailureReplayedException.class)
+			.isThrownBy(() -> deliverInJta(key, true));
+		assertThat(effects(key)).as("its writes committed once").isOne();
+	}
+
+	@Test
+	void aRedeliveryThatMeetsTheRecordAsTheJtaTransactionCommitsFindsItFinishedThoughTheLeaseRanOut() {
+		String key = "outlived";
+		List<Object> redelivered = new CopyOnWriteArrayList<>();
+		this.transactions.executeWithoutResult((status) -> {
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+				@Override
+				public int getOrder() {
+					return Ordered.HIGHEST_PRECEDENCE;
+				}
+
+				@Override
+				public void afterCommit() {
+					// first thing after the commit: a redelivery on another instance
+					try {
+						redelivered.add(JtaTransactionTests.this.otherInstance.submit(() -> run(key, false))
+							.get(30, TimeUnit.SECONDS));
+					}
+					catch (Exception ex) {
+						redelivered.add(ex);
+					}
+				}
+
+			});
+			run(key, false);
+			// the transaction outlived the claim's lease
+			this.clock.advance(LEASE.plusSeconds(1));
+		});
+		assertThat(redelivered).containsExactly("charged " + key);
+		assertThat(effects(key)).as("run once").isOne();
+		assertThat(this.store.find(id(key)).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
+	}
+
+	/**
+	 * Delivers {@code key} in a JTA transaction that commits, whatever the run does: a
+	 * failure is caught inside it and thrown again once it has committed.
+	 */
+	private Object deliverInJta(String key, boolean fails) throws Throwable {
+		Throwable[] caught = new Throwable[1];
+		Object result = this.transactions.execute((status) -> {
+			try {
+				return run(key, fails);
+			}
+			catch (Throwable ex) {
+				caught[0] = ex;
+				return null;
+			}
+		});
+		if (caught[0] != null) {
+			throw caught[0];
+		}
+		return result;
+	}
+
+	private Object run(String key, boolean fails) {
+		try {
+			return this.engine.execute(operation(), key, null, () -> {
+				JdbcClient.create(this.dataSource).sql("INSERT INTO jta_effect (k) VALUES (?)").param(effect(key)).update();
+				if (fails) {
+					throw new IllegalStateException("declined after its write");
+				}
+				return "charged " + key;
+			});
+		}
+		catch (RuntimeException ex) {
+			throw ex;
+		}
+		catch (Throwable ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private long effects(String key) {
+		return JdbcClient.create(this.database)
+			.sql("SELECT count(*) FROM jta_effect WHERE k = ?")
+			.param(effect(key))
+			.query(Long.class)
+			.single();
+	}
+
+	private String effect(String key) {
+		return this.workflow + "-" + key;
+	}
+
+	private IdempotentOperation operation() {
+		return this.engine.prepare(OperationDefinition.of(this.workflow, String.class).fingerprinted(false).build());
+	}
+
+	private RecordId id(String key) {
+		return new RecordId(this.workflow, key);
+	}
+
+}
