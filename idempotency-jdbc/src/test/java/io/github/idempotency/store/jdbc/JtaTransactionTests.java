@@ -9,6 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -17,7 +18,9 @@ import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplie
 import io.agroal.narayana.NarayanaTransactionIntegration;
 import jakarta.transaction.TransactionManager;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.json.JsonMapper;
 
 import com.arjuna.ats.arjuna.common.ObjectStoreEnvironmentBean;
@@ -25,6 +28,8 @@ import com.arjuna.ats.internal.jta.transaction.arjunacore.TransactionSynchroniza
 import com.arjuna.ats.jta.UserTransaction;
 import com.arjuna.common.internal.util.propertyservice.BeanPopulator;
 import io.github.idempotency.IdempotentFailureReplayedException;
+import io.github.idempotency.IdempotentRequest;
+import io.github.idempotency.internal.DefaultIdempotencyTemplate;
 import io.github.idempotency.internal.EngineSettings;
 import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.internal.IdempotentOperation;
@@ -125,40 +130,76 @@ abstract class JtaTransactionTests {
 		this.dataSource.close();
 	}
 
-	@Test
-	void aRunWhoseJtaTransactionCommitsIsCompletedWithItsWritesAndReplayed() throws Throwable {
+	/** How the run is called: on its own, or as the element of a batch. */
+	enum Shape {
+
+		SINGLE, BATCH_ELEMENT
+
+	}
+
+	/** A failure the operation records, so that it is replayed rather than run again. */
+	static final class CardDeclinedException extends RuntimeException {
+
+		CardDeclinedException() {
+			super("declined after its write");
+		}
+
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@EnumSource(Shape.class)
+	void aRunWhoseJtaTransactionCommitsIsCompletedWithItsWritesAndReplayed(Shape shape) throws Throwable {
 		String key = "committed";
-		assertThat(deliverInJta(key, false)).isEqualTo("charged " + key);
+		assertThat(deliverInJta(shape, key, null)).isEqualTo("charged " + key);
 		assertThat(this.store.find(id(key)).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
-		assertThat(deliverInJta(key, false)).isEqualTo("charged " + key);
+		assertThat(deliverInJta(shape, key, null)).isEqualTo("charged " + key);
 		assertThat(effects(key)).isOne();
 	}
 
-	@Test
-	void aRunWhoseJtaTransactionRollsBackLeavesNothingAndRunsAgain() throws Throwable {
+	@ParameterizedTest(name = "{0}")
+	@EnumSource(Shape.class)
+	void aRunWhoseJtaTransactionRollsBackLeavesNothingAndRunsAgain(Shape shape) throws Throwable {
 		String key = "rolled-back";
 		this.transactions.executeWithoutResult((status) -> {
-			run(key, false);
+			run(shape, key, null);
 			status.setRollbackOnly();
 		});
 		assertThat(effects(key)).isZero();
 		assertThat(this.store.find(id(key))).isEmpty();
-		assertThat(deliverInJta(key, false)).isEqualTo("charged " + key);
+		assertThat(deliverInJta(shape, key, null)).isEqualTo("charged " + key);
 		assertThat(effects(key)).isOne();
 	}
 
-	@Test
-	void aFailureTheCallerCatchesInAJtaTransactionThatCommitsIsRecordedWithTheWritesAndReplayed() throws Throwable {
+	@ParameterizedTest(name = "{0}")
+	@EnumSource(Shape.class)
+	void aFailureTheCallerCatchesInAJtaTransactionThatCommitsIsRecordedWithTheWritesAndReplayed(Shape shape)
+			throws Throwable {
 		String key = "caught";
-		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> deliverInJta(key, true));
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> deliverInJta(shape, key, new IllegalStateException("declined after its write")));
 		assertThat(this.store.find(id(key)).orElseThrow().status()).isEqualTo(RecordStatus.FAILED);
-		assertThatExceptionOfType(IdempotentFailureReplayedException.class)
-			.isThrownBy(() -> deliverInJta(key, true));
+		assertFailureReplayed(shape,
+				() -> deliverInJta(shape, key, new IllegalStateException("declined after its write")));
 		assertThat(effects(key)).as("its writes committed once").isOne();
 	}
 
-	@Test
-	void aRedeliveryThatMeetsTheRecordAsTheJtaTransactionCommitsFindsItFinishedThoughTheLeaseRanOut() {
+	@ParameterizedTest(name = "{0}")
+	@EnumSource(Shape.class)
+	void aRecordedFailureWhoseJtaTransactionRollsBackIsStoredAfterTheRollbackAndReplayed(Shape shape)
+			throws Throwable {
+		String key = "declined";
+		assertThatExceptionOfType(CardDeclinedException.class).isThrownBy(() -> this.transactions
+			.executeWithoutResult((status) -> run(shape, key, new CardDeclinedException())));
+		assertThat(effects(key)).as("rolled back").isZero();
+		assertThat(this.store.find(id(key)).orElseThrow().status()).isEqualTo(RecordStatus.FAILED);
+		assertFailureReplayed(shape,
+				() -> this.transactions.execute((status) -> run(shape, key, new CardDeclinedException())));
+		assertThat(effects(key)).as("not run again").isZero();
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@EnumSource(Shape.class)
+	void aRedeliveryThatMeetsTheRecordAsTheJtaTransactionCommitsFindsItFinishedThoughTheLeaseRanOut(Shape shape) {
 		String key = "outlived";
 		List<Object> redelivered = new CopyOnWriteArrayList<>();
 		this.transactions.executeWithoutResult((status) -> {
@@ -173,7 +214,7 @@ abstract class JtaTransactionTests {
 				public void afterCommit() {
 					// first thing after the commit: a redelivery on another instance
 					try {
-						redelivered.add(JtaTransactionTests.this.otherInstance.submit(() -> run(key, false))
+						redelivered.add(JtaTransactionTests.this.otherInstance.submit(() -> run(shape, key, null))
 							.get(30, TimeUnit.SECONDS));
 					}
 					catch (Exception ex) {
@@ -182,7 +223,7 @@ abstract class JtaTransactionTests {
 				}
 
 			});
-			run(key, false);
+			run(shape, key, null);
 			// the transaction outlived the claim's lease
 			this.clock.advance(LEASE.plusSeconds(1));
 		});
@@ -192,14 +233,35 @@ abstract class JtaTransactionTests {
 	}
 
 	/**
+	 * Asserts that {@code delivery} met the recorded failure: a single call replays it, a
+	 * batch answers its element {@code null} (skipped, as {@code executeAll} documents).
+	 */
+	private static void assertFailureReplayed(Shape shape, Delivery delivery) throws Throwable {
+		if (shape == Shape.SINGLE) {
+			assertThatExceptionOfType(IdempotentFailureReplayedException.class).isThrownBy(delivery::deliver);
+		}
+		else {
+			assertThat(delivery.deliver()).as("skipped").isNull();
+		}
+	}
+
+	/** A delivery that answers, or throws. */
+	@FunctionalInterface
+	private interface Delivery {
+
+		@Nullable Object deliver() throws Throwable;
+
+	}
+
+	/**
 	 * Delivers {@code key} in a JTA transaction that commits, whatever the run does: a
 	 * failure is caught inside it and thrown again once it has committed.
 	 */
-	private Object deliverInJta(String key, boolean fails) throws Throwable {
+	private Object deliverInJta(Shape shape, String key, @Nullable RuntimeException failure) throws Throwable {
 		Throwable[] caught = new Throwable[1];
 		Object result = this.transactions.execute((status) -> {
 			try {
-				return run(key, fails);
+				return run(shape, key, failure);
 			}
 			catch (Throwable ex) {
 				caught[0] = ex;
@@ -212,15 +274,25 @@ abstract class JtaTransactionTests {
 		return result;
 	}
 
-	private Object run(String key, boolean fails) {
+	/**
+	 * Runs the operation of {@code key}, called as {@code shape} says: it writes its
+	 * effect, then throws {@code failure}, if any, or returns its result.
+	 */
+	private @Nullable Object run(Shape shape, String key, @Nullable RuntimeException failure) {
+		Supplier<String> body = () -> {
+			JdbcClient.create(this.dataSource).sql("INSERT INTO jta_effect (k) VALUES (?)").param(effect(key)).update();
+			if (failure != null) {
+				throw failure;
+			}
+			return "charged " + key;
+		};
+		if (shape == Shape.BATCH_ELEMENT) {
+			return new DefaultIdempotencyTemplate(this.engine).executeAll(
+					List.of(IdempotentRequest.of(this.workflow, key).withRecordFailureFor(CardDeclinedException.class)),
+					String.class, (request) -> body.get()).get(0);
+		}
 		try {
-			return this.engine.execute(operation(), key, null, () -> {
-				JdbcClient.create(this.dataSource).sql("INSERT INTO jta_effect (k) VALUES (?)").param(effect(key)).update();
-				if (fails) {
-					throw new IllegalStateException("declined after its write");
-				}
-				return "charged " + key;
-			});
+			return this.engine.execute(operation(), key, null, body::get);
 		}
 		catch (RuntimeException ex) {
 			throw ex;
@@ -243,7 +315,10 @@ abstract class JtaTransactionTests {
 	}
 
 	private IdempotentOperation operation() {
-		return this.engine.prepare(OperationDefinition.of(this.workflow, String.class).fingerprinted(false).build());
+		return this.engine.prepare(OperationDefinition.of(this.workflow, String.class)
+			.fingerprinted(false)
+			.recordFailureFor(List.of(CardDeclinedException.class))
+			.build());
 	}
 
 	private RecordId id(String key) {
