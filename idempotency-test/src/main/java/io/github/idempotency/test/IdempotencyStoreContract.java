@@ -596,6 +596,58 @@ public abstract class IdempotencyStoreContract {
 		assertThat(later).extracting(ClaimResult::isTakeover).containsExactly(alike, true, alike);
 	}
 
+	/**
+	 * A batch may name several workflows, leases and retentions, in any order (a store
+	 * that sends what its claims share once groups them): each claim is answered at its
+	 * position, stored and completed as it would be alone.
+	 */
+	@Test
+	void aBatchOfSeveralWorkflowsLeasesAndRetentionsIsClaimedAndCompletedAsEachAlone() {
+		String other = this.workflow + "-other";
+		this.store.claim(request(new RecordId(other, "done"), "earlier", null)).acquiredHandle().complete("\"done\"");
+		Instant now = this.clock.instant();
+		Duration shortLease = Duration.ofSeconds(5);
+		List<ClaimRequest> requests = List.of(new ClaimRequest(new RecordId(other, "m-0"), "m-0", null, LEASE, RETENTION),
+				new ClaimRequest(id("m-1"), "m-1", null, shortLease, RETENTION),
+				request(new RecordId(other, "done"), "again", null),
+				new ClaimRequest(id("m-3"), "m-3", null, LEASE, RETENTION.plusHours(1)),
+				new ClaimRequest(new RecordId(other, "m-4"), "m-4", null, shortLease, RETENTION.plusHours(2)));
+		List<ClaimResult> results = this.store.claimAll(requests);
+		assertThat(results).extracting(ClaimResult::outcome)
+			.containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE,
+					ClaimOutcome.ACQUIRED, ClaimOutcome.ACQUIRED);
+		assertThat(results.get(2).record().response()).isEqualTo("\"done\"");
+		for (int i : List.of(0, 1, 3, 4)) {
+			ClaimRequest request = requests.get(i);
+			IdempotencyRecord stored = this.store.find(request.id()).orElseThrow();
+			assertThat(stored.owner()).isEqualTo(request.owner());
+			assertThat(stored.leaseUntil()).as(request.owner()).isEqualTo(now.plus(request.leaseTtl()));
+			assertThat(stored.expiresAt()).as(request.owner())
+				.isEqualTo(now.plus(request.leaseTtl()).plus(request.retention()));
+		}
+		// the short leases run out: one is taken over, the other finishes late
+		this.clock.advance(shortLease.plusSeconds(5));
+		assertThat(this.store.claim(request(id("m-1"), "taker", null)).isTakeover()).isTrue();
+		Instant finishedAt = this.clock.instant();
+		List<Integer> order = List.of(4, 1, 3, 0);
+		assertThat(this.store.completeAll(order.stream().map((i) -> results.get(i).acquiredHandle()).toList(),
+				order.stream().map((i) -> "\"" + i + "\"").toList()))
+			.containsExactly(true, false, true, true);
+		for (int i : List.of(0, 3, 4)) {
+			ClaimRequest request = requests.get(i);
+			IdempotencyRecord stored = this.store.find(request.id()).orElseThrow();
+			assertThat(stored.status()).as(request.owner()).isEqualTo(RecordStatus.COMPLETED);
+			assertThat(stored.response()).as(request.owner()).isEqualTo("\"" + i + "\"");
+			Instant leaseEnd = now.plus(request.leaseTtl());
+			assertThat(stored.expiresAt()).as(request.owner())
+				.isBetween(finishedAt.plus(request.retention()),
+						(leaseEnd.isAfter(finishedAt) ? leaseEnd : finishedAt).plus(request.retention()));
+		}
+		IdempotencyRecord taken = this.store.find(id("m-1")).orElseThrow();
+		assertThat(taken.status()).isEqualTo(RecordStatus.IN_PROGRESS);
+		assertThat(taken.owner()).isEqualTo("taker");
+	}
+
 	@Test
 	void claimAllAcquiresAKeyNamedTwiceOnce() {
 		List<ClaimResult> results = this.store.claimAll(List.of(request(id("twice"), "first", null),
