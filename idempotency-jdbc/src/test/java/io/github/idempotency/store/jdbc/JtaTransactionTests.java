@@ -48,6 +48,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * The jdbc store under JTA, as an application server or a Narayana starter runs it: an
@@ -236,6 +237,21 @@ abstract class JtaTransactionTests {
 	 * Asserts that {@code delivery} met the recorded failure: a single call replays it, a
 	 * batch answers its element {@code null} (skipped, as {@code executeAll} documents).
 	 */
+	/**
+	 * A read-only JTA transaction is refused as a read-only transaction of the data
+	 * source's own is: the claim would have to write in it. Nothing runs, nothing is stored.
+	 */
+	@ParameterizedTest(name = "{0}")
+	@EnumSource(Shape.class)
+	void aReadOnlyJtaTransactionRefusesTheClaimAndNothingRuns(Shape shape) {
+		TransactionTemplate readOnly = new TransactionTemplate(this.transactions.getTransactionManager());
+		readOnly.setReadOnly(true);
+		assertThatIllegalStateException().isThrownBy(() -> readOnly.execute((status) -> run(shape, "read-only", null)))
+			.withMessageContaining("read-only transaction");
+		assertThat(effects("read-only")).isZero();
+		assertThat(this.store.find(id("read-only"))).isEmpty();
+	}
+
 	private static void assertFailureReplayed(Shape shape, Delivery delivery) throws Throwable {
 		if (shape == Shape.SINGLE) {
 			assertThatExceptionOfType(IdempotentFailureReplayedException.class).isThrownBy(delivery::deliver);
