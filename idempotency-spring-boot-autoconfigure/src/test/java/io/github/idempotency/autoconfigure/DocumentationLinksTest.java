@@ -21,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The documentation renders as written on GitHub: every code block of README.md,
  * CONTRIBUTING.md, CHANGELOG.md and {@code docs/*.md} is closed (an open one turns the
  * rest of its page into code), and every link to one of these pages, or to a heading in
- * one, finds it. Headings are named as GitHub names them: lower case, every character but
+ * one, finds it, inline ({@code [text](page.md#heading)}) or by reference
+ * ({@code [name]: page.md#heading}). Headings are named as GitHub names them: lower case, every character but
  * letters, digits, spaces, {@code -} and {@code _} dropped (an en dash too), each space a
  * {@code -}, and {@code -1}, {@code -2} after a name taken before on the page.
  */
@@ -32,6 +33,9 @@ class DocumentationLinksTest {
 	private static final Pattern HEADING = Pattern.compile("^#{1,6}\\s+(.*?)\\s*#*\\s*$");
 
 	private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s#]*)(?:#([^)\\s]*))?\\)");
+
+	/** A reference link's definition: {@code [name]: page.md#heading}. */
+	private static final Pattern REFERENCE = Pattern.compile("^ {0,3}\\[[^\\]]+\\]:\\s+([^\\s#]*)(?:#(\\S*))?");
 
 	private static final Pattern INLINE_LINK = Pattern.compile("\\[([^\\]]*)\\]\\([^)]*\\)");
 
@@ -49,20 +53,22 @@ class DocumentationLinksTest {
 		for (Path page : pages) {
 			List<String> lines = prose(page);
 			for (int n = 0; n < lines.size(); n++) {
-				Matcher link = LINK.matcher(lines.get(n));
-				while (link.find()) {
-					String target = link.group(1);
-					if (target.contains(":") || !(target.isEmpty() || target.endsWith(".md"))) {
-						continue;
-					}
-					Path linked = target.isEmpty() ? page : page.getParent().resolve(target).normalize();
-					String where = this.root.relativize(page) + ":" + (n + 1) + ": ";
-					if (!Files.isRegularFile(linked)) {
-						problems.add(where + target + " does not exist");
-					}
-					else if (link.group(2) != null && headings.containsKey(linked)
-							&& !headings.get(linked).contains(link.group(2))) {
-						problems.add(where + "#" + link.group(2) + " names no heading of " + this.root.relativize(linked));
+				for (Pattern form : List.of(LINK, REFERENCE)) {
+					Matcher link = form.matcher(lines.get(n));
+					while (link.find()) {
+						String target = link.group(1);
+						if (target.contains(":") || !(target.isEmpty() || target.endsWith(".md"))) {
+							continue;
+						}
+						Path linked = target.isEmpty() ? page : page.getParent().resolve(target).normalize();
+						String where = this.root.relativize(page) + ":" + (n + 1) + ": ";
+						if (!Files.isRegularFile(linked)) {
+							problems.add(where + target + " does not exist");
+						}
+						else if (link.group(2) != null && headings.containsKey(linked)
+								&& !headings.get(linked).contains(link.group(2))) {
+							problems.add(where + "#" + link.group(2) + " names no heading of " + this.root.relativize(linked));
+						}
 					}
 				}
 			}
