@@ -10,17 +10,21 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 import javax.sql.DataSource;
 
 import io.agroal.api.AgroalDataSource;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import io.agroal.narayana.NarayanaTransactionIntegration;
+import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionManager;
 import org.junit.jupiter.api.AfterEach;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import tools.jackson.databind.json.JsonMapper;
 
 import com.arjuna.ats.arjuna.common.ObjectStoreEnvironmentBean;
@@ -41,6 +45,7 @@ import io.github.idempotency.test.MutableClock;
 import io.github.idempotency.testservers.TestDatabases;
 import org.springframework.core.Ordered;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.jta.JtaTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -58,8 +63,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * connection of the store's {@code DataSource} is bound when the claim is made; the one
  * the claim takes is enlisted, so the claim joins the JTA transaction as it joins a
  * {@code DataSourceTransactionManager}'s: the writes and the record agree whether it
- * commits, rolls back, or commits after a failure the caller caught, and the record
- * commits finished, however long the transaction ran.
+ * commits, rolls back, commits after a failure the caller caught, or fails to commit, and
+ * the record commits finished, however long the transaction ran.
  */
 abstract class JtaTransactionTests {
 
@@ -234,9 +239,87 @@ abstract class JtaTransactionTests {
 	}
 
 	/**
-	 * Asserts that {@code delivery} met the recorded failure: a single call replays it, a
-	 * batch answers its element {@code null} (skipped, as {@code executeAll} documents).
+	 * A JTA commit that fails after the run ended, as one does when the flush that JPA
+	 * makes before the commit violates a constraint. The record was written in the
+	 * transaction and rolls back with the writes: after a result, or a failure the caller
+	 * caught, the redelivery runs again rather than replaying what never committed; a
+	 * {@code recordFailureFor} failure is stored after the rollback, as when the
+	 * transaction rolls back on it, and replayed.
 	 */
+	@ParameterizedTest(name = "{0}, {1}")
+	@MethodSource("shapesAndEnds")
+	void aRunWhoseJtaCommitFailsAfterItEndedLeavesNothingButARecordedFailure(Shape shape, RunEnd end)
+			throws Throwable {
+		String key = "commit-failed-" + end;
+		assertThatExceptionOfType(UnexpectedRollbackException.class)
+			.isThrownBy(() -> this.transactions.executeWithoutResult((status) -> {
+				failTheCommit();
+				try {
+					run(shape, key, end.failure.get());
+				}
+				catch (RuntimeException ex) {
+					// caught by the caller: the transaction goes on to its commit
+				}
+			}));
+		assertThat(effects(key)).as("rolled back").isZero();
+		if (end == RunEnd.RECORDED_FAILURE_CAUGHT) {
+			assertThat(this.store.find(id(key)).orElseThrow().status()).isEqualTo(RecordStatus.FAILED);
+			assertFailureReplayed(shape,
+					() -> this.transactions.execute((status) -> run(shape, key, new CardDeclinedException())));
+			assertThat(effects(key)).as("not run again").isZero();
+		}
+		else {
+			assertThat(this.store.find(id(key))).as("the record rolled back with the writes").isEmpty();
+			assertThat(deliverInJta(shape, key, null)).isEqualTo("charged " + key);
+			assertThat(effects(key)).as("run again, once").isOne();
+		}
+	}
+
+	/** How a run ends before its transaction's commit fails. */
+	enum RunEnd {
+
+		RESULT(() -> null), FAILURE_CAUGHT(() -> new IllegalStateException("declined after its write")),
+		RECORDED_FAILURE_CAUGHT(CardDeclinedException::new);
+
+		final Supplier<@Nullable RuntimeException> failure;
+
+		RunEnd(Supplier<@Nullable RuntimeException> failure) {
+			this.failure = failure;
+		}
+
+	}
+
+	static Stream<Arguments> shapesAndEnds() {
+		return Stream.of(Shape.values())
+			.flatMap((shape) -> Stream.of(RunEnd.values()).map((end) -> Arguments.of(shape, end)));
+	}
+
+	/**
+	 * Makes the current JTA transaction's commit fail: a synchronization of its own whose
+	 * {@code beforeCompletion} throws, where JPA under JTA flushes.
+	 */
+	private static void failTheCommit() {
+		try {
+			com.arjuna.ats.jta.TransactionManager.transactionManager()
+				.getTransaction()
+				.registerSynchronization(new Synchronization() {
+
+					@Override
+					public void beforeCompletion() {
+						throw new IllegalStateException("The flush before the commit failed (made to fail by the test)");
+					}
+
+					@Override
+					public void afterCompletion(int status) {
+					}
+
+				});
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	/**
 	 * A read-only JTA transaction is refused as a read-only transaction of the data
 	 * source's own is: the claim would have to write in it. Nothing runs, nothing is stored.
@@ -252,6 +335,10 @@ abstract class JtaTransactionTests {
 		assertThat(this.store.find(id("read-only"))).isEmpty();
 	}
 
+	/**
+	 * Asserts that {@code delivery} met the recorded failure: a single call replays it, a
+	 * batch answers its element {@code null} (skipped, as {@code executeAll} documents).
+	 */
 	private static void assertFailureReplayed(Shape shape, Delivery delivery) throws Throwable {
 		if (shape == Shape.SINGLE) {
 			assertThatExceptionOfType(IdempotentFailureReplayedException.class).isThrownBy(delivery::deliver);
