@@ -18,12 +18,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.IdempotentFailureReplayedException;
-import io.github.idempotency.IdempotentRequest;
-import io.github.idempotency.internal.DefaultIdempotencyTemplate;
 import io.github.idempotency.internal.EngineSettings;
 import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.internal.IdempotentOperation;
-import io.github.idempotency.internal.OperationDefinition;
+import io.github.idempotency.internal.Shape;
 import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
@@ -39,7 +37,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The engine on the jdbc store inside the caller's transaction, run as a single call and
- * as the element of a batch: the operation writes its effect on the store's
+ * as the element of a batch (the synchronous {@link Shape}s: an asynchronous result is
+ * refused inside a transaction): the operation writes its effect on the store's
  * {@code DataSource}, in the same transaction. Each transaction manager is a subclass
  * that says how its commit is made to fail; the case of a failed commit is written here
  * once for all of them.
@@ -109,13 +108,6 @@ abstract class CallerTransactionTests {
 	 */
 	abstract void failTheCommit();
 
-	/** How the run is called: on its own, or as the element of a batch. */
-	enum Shape {
-
-		SINGLE, BATCH_ELEMENT
-
-	}
-
 	/** How a run ends before its transaction's commit. */
 	enum RunEnd {
 
@@ -140,7 +132,7 @@ abstract class CallerTransactionTests {
 	}
 
 	static Stream<Arguments> shapesAndEnds() {
-		return Stream.of(Shape.values())
+		return Stream.of(Shape.SINGLE, Shape.BATCH_ELEMENT)
 			.flatMap((shape) -> Stream.of(RunEnd.values()).map((end) -> Arguments.of(shape, end)));
 	}
 
@@ -185,7 +177,7 @@ abstract class CallerTransactionTests {
 	 * batch answers its element {@code null} (skipped, as {@code executeAll} documents).
 	 */
 	static void assertFailureReplayed(Shape shape, Delivery delivery) throws Throwable {
-		if (shape == Shape.SINGLE) {
+		if (!shape.skipsRefusals()) {
 			assertThatExceptionOfType(IdempotentFailureReplayedException.class).isThrownBy(delivery::deliver);
 		}
 		else {
@@ -227,20 +219,17 @@ abstract class CallerTransactionTests {
 	 * effect, then throws {@code failure}, if any, or returns its result.
 	 */
 	@Nullable Object run(Shape shape, String key, @Nullable RuntimeException failure) {
-		Supplier<String> body = () -> {
-			JdbcClient.create(this.dataSource).sql("INSERT INTO tx_effect (k) VALUES (?)").param(effect(key)).update();
-			if (failure != null) {
-				throw failure;
-			}
-			return "charged " + key;
-		};
-		if (shape == Shape.BATCH_ELEMENT) {
-			return new DefaultIdempotencyTemplate(this.engine).executeAll(
-					List.of(IdempotentRequest.of(this.workflow, key).withRecordFailureFor(CardDeclinedException.class)),
-					String.class, (request) -> body.get()).get(0);
-		}
 		try {
-			return this.engine.execute(operation(), key, null, body::get);
+			return shape.call(this.engine, operation(shape), key, () -> {
+				JdbcClient.create(this.dataSource)
+					.sql("INSERT INTO tx_effect (k) VALUES (?)")
+					.param(effect(key))
+					.update();
+				if (failure != null) {
+					throw failure;
+				}
+				return "charged " + key;
+			});
 		}
 		catch (RuntimeException ex) {
 			throw ex;
@@ -262,11 +251,8 @@ abstract class CallerTransactionTests {
 		return this.workflow + "-" + key;
 	}
 
-	private IdempotentOperation operation() {
-		return this.engine.prepare(OperationDefinition.of(this.workflow, String.class)
-			.fingerprinted(false)
-			.recordFailureFor(List.of(CardDeclinedException.class))
-			.build());
+	private IdempotentOperation operation(Shape shape) {
+		return shape.prepare(this.engine, this.workflow, String.class, List.of(CardDeclinedException.class));
 	}
 
 	RecordId id(String key) {
