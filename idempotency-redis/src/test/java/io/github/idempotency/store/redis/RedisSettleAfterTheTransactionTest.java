@@ -1,5 +1,6 @@
 package io.github.idempotency.store.redis;
 
+import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.internal.EngineSettings;
 import io.github.idempotency.internal.Shape;
@@ -43,6 +44,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * A run inside a transaction its store does not take part in (redis, memory) is settled
@@ -100,23 +102,68 @@ class RedisSettleAfterTheTransactionTest {
 			.flatMap((shape) -> Stream.of(Arguments.of("memory", memory, shape), Arguments.of("redis", redisStore, shape)));
 	}
 
-	@ParameterizedTest(name = "{0} {2}")
-	@MethodSource("storesAndShapes")
-	void aCommitThatFailsAfterTheMethodReturnedReleasesTheClaimSoTheRedeliveryRunsIt(String name,
-			Function<Clock, IdempotencyStore> stores, Shape shape) {
+	/** How a run ends before its transaction's commit fails. */
+	enum RunEnd {
+
+		RESULT, FAILURE_CAUGHT, RECORDED_FAILURE_CAUGHT
+
+	}
+
+	static Stream<Arguments> storesShapesAndEnds() {
+		return storesAndShapes().flatMap((arguments) -> Stream.of(RunEnd.values()).map((end) -> {
+			Object[] values = arguments.get();
+			return Arguments.of(values[0], values[1], values[2], end);
+		}));
+	}
+
+	/**
+	 * A commit that fails after the run ended: its outcome unknown, settled as a rollback.
+	 * After a result, or a failure the caller caught, the key is given back and the
+	 * redelivery runs again; a {@code recordFailureFor} failure is recorded and replayed.
+	 */
+	@ParameterizedTest(name = "{0} {2} {3}")
+	@MethodSource("storesShapesAndEnds")
+	void aCommitThatFailsAfterTheRunEndedLeavesNothingButARecordedFailure(String name,
+			Function<Clock, IdempotencyStore> stores, Shape shape, RunEnd end) {
 		IdempotencyStore store = stores.apply(Clock.systemUTC());
 		String key = "k-" + UUID.randomUUID();
 		AtomicBoolean poison = new AtomicBoolean(true);
-		assertThatException().isThrownBy(() -> charge(store, shape, key, poison))
+		RuntimeException failure = switch (end) {
+			case RESULT -> null;
+			case FAILURE_CAUGHT -> new IllegalStateException("declined after its write");
+			case RECORDED_FAILURE_CAUGHT -> new CardDeclinedException();
+		};
+		assertThatException().isThrownBy(() -> charge(store, shape, key, poison, failure))
 			.isInstanceOf(TransactionSystemException.class);
-		assertThat(store.find(new RecordId(WORKFLOW, key))).isEmpty();
 		assertThat(charges(key)).isZero();
 		poison.set(false);
-		assertThat(charge(store, shape, key, poison)).isEqualTo("charged " + key);
+		if (end == RunEnd.RECORDED_FAILURE_CAUGHT) {
+			assertThat(record(store, key).orElseThrow().status()).isEqualTo(RecordStatus.FAILED);
+			if (shape.skipsRefusals()) {
+				assertThat(charge(store, shape, key, poison, null)).as("skipped").isNull();
+			}
+			else {
+				assertThatExceptionOfType(IdempotentFailureReplayedException.class)
+					.isThrownBy(() -> charge(store, shape, key, poison, null));
+			}
+			assertThat(this.runs).as("not run again").hasValue(1);
+			return;
+		}
+		assertThat(store.find(new RecordId(WORKFLOW, key))).isEmpty();
+		assertThat(charge(store, shape, key, poison, null)).isEqualTo("charged " + key);
 		assertThat(record(store, key).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
-		assertThat(charge(store, shape, key, poison)).isEqualTo("charged " + key);
+		assertThat(charge(store, shape, key, poison, null)).isEqualTo("charged " + key);
 		assertThat(charges(key)).isOne();
 		assertThat(this.runs).hasValue(2);
+	}
+
+	/** A failure the operation records, so that it is replayed rather than run again. */
+	static final class CardDeclinedException extends RuntimeException {
+
+		CardDeclinedException() {
+			super("declined after its write");
+		}
+
 	}
 
 	@ParameterizedTest(name = "{0} {2}")
@@ -141,16 +188,35 @@ class RedisSettleAfterTheTransactionTest {
 		assertThat(record(store, key).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
 	}
 
-	private @Nullable Object charge(IdempotencyStore store, Shape shape, String key, AtomicBoolean poison) {
-		return this.transaction.execute((status) -> call(store, shape, key, () -> {
-			this.runs.incrementAndGet();
-			jdbc.sql("INSERT INTO " + CHARGES + " (ref) VALUES (?)").param(key).update();
-			if (poison.get()) {
-				// passes now, fails the commit
-				jdbc.sql("INSERT INTO " + CHARGES + " (ref) VALUES (?)").param(key).update();
+	/**
+	 * Charges {@code key} in a transaction: the run writes the charge (twice while
+	 * {@code poison} is set, which fails the commit), then throws {@code failure}, if any,
+	 * which the caller catches inside the transaction.
+	 */
+	private @Nullable Object charge(IdempotencyStore store, Shape shape, String key, AtomicBoolean poison,
+			@Nullable RuntimeException failure) {
+		return this.transaction.execute((status) -> {
+			try {
+				return call(store, shape, key, () -> {
+					this.runs.incrementAndGet();
+					jdbc.sql("INSERT INTO " + CHARGES + " (ref) VALUES (?)").param(key).update();
+					if (poison.get()) {
+						// passes now, fails the commit
+						jdbc.sql("INSERT INTO " + CHARGES + " (ref) VALUES (?)").param(key).update();
+					}
+					if (failure != null) {
+						throw failure;
+					}
+					return "charged " + key;
+				});
 			}
-			return "charged " + key;
-		}));
+			catch (RuntimeException ex) {
+				if (ex != failure) {
+					throw ex;
+				}
+				return null;
+			}
+		});
 	}
 
 	private @Nullable Object call(IdempotencyStore store, Shape shape, String key,
@@ -161,7 +227,7 @@ class RedisSettleAfterTheTransactionTest {
 					IdempotencyObserver.NONE);
 		}
 		try {
-			return shape.call(this.engine, shape.prepare(this.engine, WORKFLOW, String.class, List.of()), key, body);
+			return shape.call(this.engine, shape.prepare(this.engine, WORKFLOW, String.class, List.of(CardDeclinedException.class)), key, body);
 		}
 		catch (RuntimeException | Error ex) {
 			throw ex;
