@@ -12,6 +12,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.InProgressPolicy;
@@ -20,6 +22,7 @@ import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.internal.IdempotentOperation;
 import io.github.idempotency.internal.OperationDefinition;
+import io.github.idempotency.internal.Shape;
 import io.github.idempotency.test.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
@@ -28,10 +31,13 @@ import io.github.idempotency.testservers.TestDatabases;
 import io.github.idempotency.testservers.TestServers;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
@@ -73,6 +79,7 @@ class HybridIdempotencyStoreTransactionTest {
 	@AfterAll
 	static void disconnect() {
 		connectionFactory.destroy();
+		JdbcClient.create(TestDatabases.postgres()).sql("DROP TABLE IF EXISTS hybrid_tx_poison").update();
 	}
 
 	@AfterEach
@@ -112,6 +119,36 @@ class HybridIdempotencyStoreTransactionTest {
 		assertThat(this.runs).hasValue(0);
 		assertThat(cached()).isFalse();
 		assertThat(this.store.find(new RecordId("hybrid-tx", this.key))).isEmpty();
+	}
+
+	/**
+	 * A commit that fails after the run returned (PostgreSQL checks a deferred unique
+	 * constraint only then): the record went with the writes, Redis never learns of it,
+	 * and the redelivery runs again; a single call and a batch element.
+	 */
+	@ParameterizedTest(name = "{0}")
+	@EnumSource(value = Shape.class, names = { "SINGLE", "BATCH_ELEMENT" })
+	void aRecordWhoseCommitFailsIsNeverCachedAndTheRedeliveryRunsAgain(Shape shape) throws Throwable {
+		JdbcClient jdbc = JdbcClient.create(this.dataSource);
+		jdbc.sql("CREATE TABLE IF NOT EXISTS hybrid_tx_poison (ref TEXT NOT NULL, CONSTRAINT hybrid_tx_poison_ref "
+				+ "UNIQUE (ref) DEFERRABLE INITIALLY DEFERRED)").update();
+		IdempotentOperation operation = shape.prepare(this.engine, "hybrid-tx", String.class, List.of());
+		assertThatExceptionOfType(TransactionSystemException.class)
+			.isThrownBy(() -> this.transactions.executeWithoutResult((status) -> {
+				try {
+					shape.call(this.engine, operation, this.key, () -> "receipt-" + this.runs.incrementAndGet());
+				}
+				catch (Throwable ex) {
+					throw new IllegalStateException(ex);
+				}
+				// passes now, fails the commit
+				jdbc.sql("INSERT INTO hybrid_tx_poison (ref) VALUES (?), (?)").params(this.key, this.key).update();
+			}));
+		assertThat(cached()).as("cached though its commit failed").isFalse();
+		assertThat(this.store.find(new RecordId("hybrid-tx", this.key))).isEmpty();
+		assertThat(shape.call(this.engine, operation, this.key, () -> "receipt-" + this.runs.incrementAndGet()))
+			.isEqualTo("receipt-2");
+		assertThat(cached()).isTrue();
 	}
 
 	private String charge() {
