@@ -128,7 +128,7 @@ class RedisSettleAfterTheTransactionTest {
 		IdempotencyStore store = stores.apply(Clock.systemUTC());
 		String key = "k-" + UUID.randomUUID();
 		AtomicBoolean poison = new AtomicBoolean(true);
-		RuntimeException failure = switch (end) {
+		@Nullable RuntimeException failure = switch (end) {
 			case RESULT -> null;
 			case FAILURE_CAUGHT -> new IllegalStateException("declined after its write");
 			case RECORDED_FAILURE_CAUGHT -> new CardDeclinedException();
@@ -227,7 +227,8 @@ class RedisSettleAfterTheTransactionTest {
 					IdempotencyObserver.NONE);
 		}
 		try {
-			return shape.call(this.engine, shape.prepare(this.engine, WORKFLOW, String.class, List.of(CardDeclinedException.class)), key, body);
+			return shape.call(this.engine,
+					shape.prepare(this.engine, WORKFLOW, String.class, List.of(CardDeclinedException.class)), key, body);
 		}
 		catch (RuntimeException | Error ex) {
 			throw ex;
