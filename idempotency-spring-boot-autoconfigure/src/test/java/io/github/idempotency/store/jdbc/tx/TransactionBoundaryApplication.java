@@ -11,15 +11,15 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * A JDBC application: its transactions are a {@link DataSourceTransactionManager}'s, which
- * supports savepoints ({@code NESTED}).
+ * supports savepoints ({@code NESTED}), and whose next commit a test can make fail.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
 class TransactionBoundaryApplication {
 
 	@Bean
-	DataSourceTransactionManager transactionManager(DataSource dataSource) {
-		return new DataSourceTransactionManager(dataSource);
+	FailingCommits transactionManager(DataSource dataSource) {
+		return new FailingCommits(dataSource);
 	}
 
 	/**

@@ -20,6 +20,8 @@ import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import io.github.idempotency.IdempotencyInProgressException;
 import io.github.idempotency.IdempotencyTemplate;
@@ -38,9 +40,9 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.IllegalTransactionStateException;
-import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.TransactionCallback;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -53,7 +55,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * propagation, with and without an outer transaction of the same or another resource:
  * if the method's transaction commits, its record commits with it (COMPLETED, or FAILED
  * when the method threw and the rollback rules still committed); if it rolls back, nothing
- * of the claim remains, but a permanent failure, stored after the rollback. Each database
+ * of the claim remains, but a permanent failure, stored after the rollback; a commit that
+ * fails is such a rollback, whatever the method returned or threw. Each database
  * is a small subclass naming its data source. The application fails open when the store
  * cannot be reached, which must never let a call the store refuses run unprotected.
  */
@@ -68,7 +71,7 @@ abstract class TransactionBoundaryTests {
 	IdempotencyStore store;
 
 	@Autowired
-	PlatformTransactionManager transactionManager;
+	FailingCommits transactionManager;
 
 	@Autowired
 	DataSource dataSource;
@@ -220,6 +223,98 @@ abstract class TransactionBoundaryTests {
 		assertThatExceptionOfType(IdempotentFailureReplayedException.class)
 			.isThrownBy(() -> this.payments.noRollbackFor(key("1")));
 		assertThat(this.payments.effects(key("1"))).isOne();
+	}
+
+	/**
+	 * How a run ends in a commit of its own transaction: a result, a failure the rollback
+	 * rules commit, or an element of a batch in the caller's transaction; each delivers the
+	 * key once and hands back what its caller sees.
+	 */
+	enum CommittedRun {
+
+		REQUIRED("required", RecordStatus.COMPLETED) {
+			@Override
+			void deliver(TransactionBoundaryTests test, String key) {
+				test.payments.required(key);
+			}
+		},
+
+		REQUIRES_NEW("requires-new", RecordStatus.COMPLETED) {
+			@Override
+			void deliver(TransactionBoundaryTests test, String key) {
+				test.payments.requiresNew(key);
+			}
+		},
+
+		CHECKED_FAILURE_COMMITTED("pending", RecordStatus.FAILED) {
+			@Override
+			void deliver(TransactionBoundaryTests test, String key) throws Exception {
+				test.payments.pending(key);
+			}
+		},
+
+		NO_ROLLBACK_FOR("no-rollback-for", RecordStatus.FAILED) {
+			@Override
+			void deliver(TransactionBoundaryTests test, String key) {
+				test.payments.noRollbackFor(key);
+			}
+		},
+
+		BATCH_ELEMENT("batch", RecordStatus.COMPLETED) {
+			@Override
+			void deliver(TransactionBoundaryTests test, String key) {
+				JdbcClient jdbc = JdbcClient.create(test.dataSource);
+				List<IdempotentRequest> batch = List.of(IdempotentRequest.of(workflow(), key + "-neighbour"),
+						IdempotentRequest.of(workflow(), key));
+				test.inTransaction(TransactionDefinition.PROPAGATION_REQUIRED,
+						(status) -> test.template.executeAll(batch, String.class, (request) -> {
+							jdbc.sql("INSERT INTO tx_boundary_effect (effect_key) VALUES (:key)")
+								.param("key", request.key())
+								.update();
+							return request.key() + ":" + UUID.randomUUID();
+						}));
+			}
+		};
+
+		private final String workflow;
+
+		private final RecordStatus stored;
+
+		CommittedRun(String workflow, RecordStatus stored) {
+			this.workflow = workflow;
+			this.stored = stored;
+		}
+
+		String workflow() {
+			return this.workflow;
+		}
+
+		abstract void deliver(TransactionBoundaryTests test, String key) throws Exception;
+
+	}
+
+	@ParameterizedTest
+	@EnumSource(CommittedRun.class)
+	void aRunWhoseCommitFailsLeavesNothingAndTheRedeliveryRunsItOnce(CommittedRun run) {
+		this.transactionManager.failNextCommit();
+		assertThatExceptionOfType(TransactionSystemException.class).isThrownBy(() -> run.deliver(this, key("1")))
+			.withMessageContaining("made to fail by the test");
+		assertThat(this.payments.effects(key("1"))).isZero();
+		assertThat(find(run.workflow(), "1")).isEmpty();
+		deliverIgnoringItsFailure(run);
+		assertThat(this.payments.effects(key("1"))).isOne();
+		assertThat(record(run.workflow(), "1").status()).isEqualTo(run.stored);
+		deliverIgnoringItsFailure(run);
+		assertThat(this.payments.effects(key("1"))).isOne();
+	}
+
+	private void deliverIgnoringItsFailure(CommittedRun run) {
+		try {
+			run.deliver(this, key("1"));
+		}
+		catch (Exception ex) {
+			assertThat(ex).isNotInstanceOf(TransactionSystemException.class);
+		}
 	}
 
 	@Test
@@ -409,7 +504,7 @@ abstract class TransactionBoundaryTests {
 		assertThat(this.payments.effectsLike(this.prefix + "-race-")).isEqualTo(100);
 	}
 
-	private <T> T inTransaction(int propagation, TransactionCallback<T> body) {
+	<T> T inTransaction(int propagation, TransactionCallback<T> body) {
 		return inTransaction(propagation, false, body);
 	}
 
