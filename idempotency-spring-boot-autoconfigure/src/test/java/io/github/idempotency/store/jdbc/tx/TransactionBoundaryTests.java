@@ -232,64 +232,38 @@ abstract class TransactionBoundaryTests {
 	 */
 	enum CommittedRun {
 
-		REQUIRED("required", RecordStatus.COMPLETED) {
-			@Override
-			void deliver(TransactionBoundaryTests test, String key) {
-				test.payments.required(key);
-			}
-		},
+		REQUIRED("required", RecordStatus.COMPLETED, (test, key) -> test.payments.required(key)),
 
-		REQUIRES_NEW("requires-new", RecordStatus.COMPLETED) {
-			@Override
-			void deliver(TransactionBoundaryTests test, String key) {
-				test.payments.requiresNew(key);
-			}
-		},
+		REQUIRES_NEW("requires-new", RecordStatus.COMPLETED, (test, key) -> test.payments.requiresNew(key)),
 
-		CHECKED_FAILURE_COMMITTED("pending", RecordStatus.FAILED) {
-			@Override
-			void deliver(TransactionBoundaryTests test, String key) throws Exception {
-				test.payments.pending(key);
-			}
-		},
+		CHECKED_FAILURE_COMMITTED("pending", RecordStatus.FAILED, (test, key) -> test.payments.pending(key)),
 
-		NO_ROLLBACK_FOR("no-rollback-for", RecordStatus.FAILED) {
-			@Override
-			void deliver(TransactionBoundaryTests test, String key) {
-				test.payments.noRollbackFor(key);
-			}
-		},
+		NO_ROLLBACK_FOR("no-rollback-for", RecordStatus.FAILED, (test, key) -> test.payments.noRollbackFor(key)),
 
-		BATCH_ELEMENT("batch", RecordStatus.COMPLETED) {
-			@Override
-			void deliver(TransactionBoundaryTests test, String key) {
-				JdbcClient jdbc = JdbcClient.create(test.dataSource);
-				List<IdempotentRequest> batch = List.of(IdempotentRequest.of(workflow(), key + "-neighbour"),
-						IdempotentRequest.of(workflow(), key));
-				test.inTransaction(TransactionDefinition.PROPAGATION_REQUIRED,
-						(status) -> test.template.executeAll(batch, String.class, (request) -> {
-							jdbc.sql("INSERT INTO tx_boundary_effect (effect_key) VALUES (:key)")
-								.param("key", request.key())
-								.update();
-							return request.key() + ":" + UUID.randomUUID();
-						}));
-			}
-		};
+		BATCH_ELEMENT("batch", RecordStatus.COMPLETED, TransactionBoundaryTests::deliverAsBatchElement);
 
 		private final String workflow;
 
 		private final RecordStatus stored;
 
-		CommittedRun(String workflow, RecordStatus stored) {
+		private final Delivery delivery;
+
+		CommittedRun(String workflow, RecordStatus stored, Delivery delivery) {
 			this.workflow = workflow;
 			this.stored = stored;
+			this.delivery = delivery;
 		}
 
-		String workflow() {
-			return this.workflow;
+		void deliver(TransactionBoundaryTests test, String key) throws Exception {
+			this.delivery.deliver(test, key);
 		}
 
-		abstract void deliver(TransactionBoundaryTests test, String key) throws Exception;
+		@FunctionalInterface
+		interface Delivery {
+
+			void deliver(TransactionBoundaryTests test, String key) throws Exception;
+
+		}
 
 	}
 
@@ -300,12 +274,26 @@ abstract class TransactionBoundaryTests {
 		assertThatExceptionOfType(TransactionSystemException.class).isThrownBy(() -> run.deliver(this, key("1")))
 			.withMessageContaining("made to fail by the test");
 		assertThat(this.payments.effects(key("1"))).isZero();
-		assertThat(find(run.workflow(), "1")).isEmpty();
+		assertThat(find(run.workflow, "1")).isEmpty();
 		deliverIgnoringItsFailure(run);
 		assertThat(this.payments.effects(key("1"))).isOne();
-		assertThat(record(run.workflow(), "1").status()).isEqualTo(run.stored);
+		assertThat(record(run.workflow, "1").status()).isEqualTo(run.stored);
 		deliverIgnoringItsFailure(run);
 		assertThat(this.payments.effects(key("1"))).isOne();
+	}
+
+	/** The key as the second element of a batch, in a transaction of the caller's. */
+	private void deliverAsBatchElement(String key) {
+		JdbcClient jdbc = JdbcClient.create(this.dataSource);
+		List<IdempotentRequest> batch = List.of(IdempotentRequest.of("batch", key + "-neighbour"),
+				IdempotentRequest.of("batch", key));
+		inTransaction(TransactionDefinition.PROPAGATION_REQUIRED,
+				(status) -> this.template.executeAll(batch, String.class, (request) -> {
+					jdbc.sql("INSERT INTO tx_boundary_effect (effect_key) VALUES (:key)")
+						.param("key", request.key())
+						.update();
+					return request.key() + ":" + UUID.randomUUID();
+				}));
 	}
 
 	private void deliverIgnoringItsFailure(CommittedRun run) {
@@ -504,7 +492,7 @@ abstract class TransactionBoundaryTests {
 		assertThat(this.payments.effectsLike(this.prefix + "-race-")).isEqualTo(100);
 	}
 
-	<T> T inTransaction(int propagation, TransactionCallback<T> body) {
+	private <T> T inTransaction(int propagation, TransactionCallback<T> body) {
 		return inTransaction(propagation, false, body);
 	}
 
