@@ -228,7 +228,7 @@ abstract class TransactionBoundaryTests {
 	/**
 	 * How a run ends in a commit of its own transaction: a result, a failure the rollback
 	 * rules commit, or an element of a batch in the caller's transaction; each delivers the
-	 * key once and hands back what its caller sees.
+	 * key once, and throws what its caller sees thrown.
 	 */
 	enum CommittedRun {
 
