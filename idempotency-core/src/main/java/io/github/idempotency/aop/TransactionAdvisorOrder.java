@@ -37,7 +37,7 @@ final class TransactionAdvisorOrder {
 		}
 		Advisor[] advisors = advised.getAdvisors();
 		for (int i = 0; i < advisors.length; i++) {
-			if (advisors[i] instanceof IdempotentAdvisor idempotent) {
+			if (advisors[i] instanceof IdempotentAdvisor idempotent && !idempotent.isForHandlerMethods()) {
 				for (int j = i + 1; j < advisors.length; j++) {
 					if (isTransactionAdvice(advisors[j], method, targetClass)) {
 						return "its idempotency advice (order " + idempotent.getOrder()

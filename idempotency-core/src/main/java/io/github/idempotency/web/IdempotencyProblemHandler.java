@@ -8,6 +8,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.IdempotentFailureReplayedException;
+import io.github.idempotency.internal.http.HttpAnswer;
 import io.github.idempotency.internal.http.IdempotencyProblemAdvice;
 import io.github.idempotency.internal.http.IdempotencyProblems;
 import io.github.idempotency.internal.http.RecordedHttpFailure;
@@ -54,7 +55,7 @@ public class IdempotencyProblemHandler extends IdempotencyProblemAdvice {
 			return answer;
 		}
 		// the error page answers, as it did the first time
-		RecordedHttpFailure.Answer sent = Objects.requireNonNull(RecordedHttpFailure.answerOf(ex));
+		HttpAnswer sent = Objects.requireNonNull(RecordedHttpFailure.answerOf(ex));
 		HttpHeaders headers = this.problems.replayedHeaders();
 		sent.headers().forEach(headers::addAll);
 		headers.forEach((name, values) -> values.forEach((value) -> response.addHeader(name, value)));

@@ -102,13 +102,20 @@ public final class IdempotencyAutoConfiguration {
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	@ConditionalOnMissingBean
+	@ConditionalOnMissingBean(name = "idempotentAdvisor")
 	static IdempotentAdvisor idempotentAdvisor(ObjectProvider<IdempotentMethodResolver> resolver,
 			Environment environment) {
 		// static and lazy: advisors are created before other beans, the store must not be
 		int order = environment.getProperty("idempotency.aspect-order", Integer.class,
 				IdempotencyProperties.DEFAULT_ASPECT_ORDER);
 		return new IdempotentAdvisor(resolver::getObject, order);
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean(name = "idempotentHandlerMethodAdvisor")
+	static IdempotentAdvisor idempotentHandlerMethodAdvisor(ObjectProvider<IdempotentMethodResolver> resolver) {
+		return IdempotentAdvisor.forHandlerMethods(resolver::getObject);
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -1,10 +1,11 @@
 package io.github.idempotency.autoconfigure;
 
 import io.github.idempotency.internal.IdempotencyEngine;
-import io.github.idempotency.web.CapturedFailureResolver;
 import io.github.idempotency.web.HandlerMethodIdempotency;
 import io.github.idempotency.web.IdempotentRequestBodyAdvice;
 import io.github.idempotency.web.IdempotencyProblemHandler;
+import io.github.idempotency.web.IdempotencyResponseFilter;
+import io.github.idempotency.web.CapturedFailureResolver;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -18,11 +19,11 @@ import org.springframework.web.servlet.DispatcherServlet;
 
 /**
  * {@code @Idempotent} on Spring MVC handler methods, in a servlet web application: the
- * key from the {@code Idempotency-Key} header, responses stored and replayed with their
- * status and headers ({@link HandlerMethodIdempotency}), bodies fingerprinted as received
- * ({@link IdempotentRequestBodyAdvice}), a permanent failure answered once by the
- * application's exception handling ({@link CapturedFailureResolver}), idempotency errors
- * answered with problem details ({@link IdempotencyProblemHandler}).
+ * key from the {@code Idempotency-Key} header ({@link HandlerMethodIdempotency}), what the
+ * client received kept and stored ({@link IdempotencyResponseFilter}) and replayed byte for
+ * byte ({@link CapturedFailureResolver}), bodies fingerprinted as received
+ * ({@link IdempotentRequestBodyAdvice}), idempotency errors answered with problem details
+ * ({@link IdempotencyProblemHandler}).
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -43,6 +44,12 @@ public final class IdempotencyWebMvcAutoConfiguration {
 	@ConditionalOnMissingBean
 	IdempotentRequestBodyAdvice idempotentRequestBodyAdvice() {
 		return new IdempotentRequestBodyAdvice();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	IdempotencyResponseFilter idempotencyResponseFilter(IdempotencyWebProperties properties) {
+		return new IdempotencyResponseFilter(properties.getStoredHeaders());
 	}
 
 	@Bean

@@ -51,7 +51,8 @@ class IdempotencyAutoConfigurationTest {
 			assertThat(context).hasSingleBean(MemoryIdempotencyStore.class)
 				.hasSingleBean(IdempotencyEngine.class)
 				.hasSingleBean(IdempotencyTemplate.class)
-				.hasSingleBean(IdempotentAdvisor.class);
+				.hasBean("idempotentAdvisor")
+				.hasBean("idempotentHandlerMethodAdvisor");
 			assertThat(output).contains("using the in-memory idempotency store");
 		});
 	}

@@ -97,7 +97,7 @@ public final class IdempotencyProblems {
 	 */
 	public @Nullable ResponseEntity<?> failureReplayed(IdempotentFailureReplayedException replayed) {
 		HttpHeaders headers = replayedHeaders();
-		RecordedHttpFailure.Answer answer = RecordedHttpFailure.answerOf(replayed);
+		HttpAnswer answer = RecordedHttpFailure.answerOf(replayed);
 		if (answer == null) {
 			return problem(HttpStatusCode.valueOf(RecordedHttpFailure.statusOf(replayed)),
 					"The first request with this " + this.keyHeader + " failed permanently", headers);
@@ -106,7 +106,7 @@ public final class IdempotencyProblems {
 			return null;
 		}
 		answer.headers().forEach(headers::addAll);
-		return ResponseEntity.status(answer.status()).headers(headers).body(answer.bytes());
+		return ResponseEntity.status(answer.status()).headers(headers).body(answer.body());
 	}
 
 	/**

@@ -1,13 +1,5 @@
 package io.github.idempotency.internal.http;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.Charset;
-import java.nio.charset.CodingErrorAction;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -46,11 +38,11 @@ public final class RecordedHttpFailure extends RuntimeException {
 	 * @param answer the answer the application's exception handling gave it, or
 	 * {@code null} when there is none to store
 	 */
-	public RecordedHttpFailure(int status, Throwable original, @Nullable Answer answer) {
+	public RecordedHttpFailure(int status, Throwable original, @Nullable HttpAnswer answer) {
 		super(message(status, original, answer), original, false, false);
 	}
 
-	private static String message(int status, Throwable original, @Nullable Answer answer) {
+	private static String message(int status, Throwable original, @Nullable HttpAnswer answer) {
 		String prefix = "HTTP " + status + " from " + original.getClass().getName();
 		if (answer != null) {
 			String message = prefix + " as " + JSON.writeValueAsString(answer);
@@ -93,13 +85,13 @@ public final class RecordedHttpFailure extends RuntimeException {
 	 * @param replayed the replayed failure
 	 * @return the answer, or {@code null} when none was stored
 	 */
-	public static @Nullable Answer answerOf(IdempotentFailureReplayedException replayed) {
+	public static @Nullable HttpAnswer answerOf(IdempotentFailureReplayedException replayed) {
 		Matcher matcher = match(replayed);
 		if (matcher == null || matcher.group(3) == null) {
 			return null;
 		}
 		try {
-			return JSON.readValue(matcher.group(3), Answer.class);
+			return JSON.readValue(matcher.group(3), HttpAnswer.class);
 		}
 		catch (RuntimeException ex) {
 			return null;
@@ -123,73 +115,6 @@ public final class RecordedHttpFailure extends RuntimeException {
 		}
 		Matcher matcher = MESSAGE.matcher(message);
 		return matcher.matches() ? matcher : null;
-	}
-
-	/**
-	 * What the application's exception handling answered to the failure, as stored.
-	 *
-	 * @param status the status
-	 * @param headers the allow-listed headers ({@code Content-Type} among them when it is
-	 * on the list)
-	 * @param body the body as text in {@code charset}, {@code null} when it had none
-	 * @param charset the charset of the body
-	 * @param sentError whether the answer was a {@code sendError}, whose body the error
-	 * page writes
-	 * @param reason the message of the {@code sendError}, or {@code null}
-	 */
-	public record Answer(int status, Map<String, List<String>> headers, @Nullable String body, @Nullable String charset,
-			boolean sentError, @Nullable String reason) {
-
-		/**
-		 * The answer to store of what the exception handling wrote.
-		 * @param status the status written
-		 * @param written the headers written (any case)
-		 * @param storedHeaders the allow-listed headers
-		 * @param sentError whether the answer was a {@code sendError} (or, on WebFlux, left
-		 * to the error handling), whose body the error page writes
-		 * @param reason the message of the {@code sendError}, or {@code null}
-		 * @param bytes the body written
-		 * @param charset the charset of the body
-		 * @return the answer, or {@code null} when its body is not text in its charset
-		 */
-		public static @Nullable Answer of(int status, Map<String, List<String>> written, List<String> storedHeaders,
-				boolean sentError, @Nullable String reason, byte[] bytes, Charset charset) {
-			Map<String, List<String>> headers = new LinkedHashMap<>();
-			for (String name : StoredHeaders.allowed(storedHeaders)) {
-				written.forEach((header, values) -> {
-					if (header.equalsIgnoreCase(name) && !values.isEmpty()) {
-						headers.put(name, List.copyOf(values));
-					}
-				});
-			}
-			if (sentError) {
-				return new Answer(status, headers, null, null, true, reason);
-			}
-			if (bytes.length == 0) {
-				return new Answer(status, headers, null, null, false, null);
-			}
-			try {
-				String text = charset.newDecoder()
-					.onMalformedInput(CodingErrorAction.REPORT)
-					.onUnmappableCharacter(CodingErrorAction.REPORT)
-					.decode(ByteBuffer.wrap(bytes))
-					.toString();
-				return new Answer(status, headers, text, charset.name(), false, null);
-			}
-			catch (CharacterCodingException ex) {
-				return null;
-			}
-		}
-
-		/**
-		 * The body, as it was written.
-		 * @return the bytes, empty when there is no body
-		 */
-		public byte[] bytes() {
-			return (this.body != null) ? this.body.getBytes(Charset.forName(Objects.requireNonNull(this.charset)))
-					: new byte[0];
-		}
-
 	}
 
 }

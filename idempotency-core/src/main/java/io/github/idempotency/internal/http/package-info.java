@@ -3,9 +3,12 @@
  * {@code io.github.idempotency.web}, WebFlux in {@code io.github.idempotency.web.reactive}):
  * the key header ({@link io.github.idempotency.internal.http.IdempotencyKeyHeader}), the
  * key's scope ({@link io.github.idempotency.internal.http.KeyScope}), the request's
- * fingerprint ({@link io.github.idempotency.internal.http.HttpFingerprint}), what is stored
- * of a response ({@link io.github.idempotency.internal.http.StoredResponse},
- * {@link io.github.idempotency.internal.http.RecordedHttpFailure}), the problems
+ * fingerprint ({@link io.github.idempotency.internal.http.HttpFingerprint}), what the
+ * client received and how a claimed exchange is settled with it
+ * ({@link io.github.idempotency.internal.http.HttpAnswer},
+ * {@link io.github.idempotency.internal.http.ExchangeRun},
+ * {@link io.github.idempotency.internal.http.RecordedHttpFailure}; WebFlux still stores a
+ * handler's value, {@link io.github.idempotency.internal.http.StoredResponse}), the problems
  * answered ({@link io.github.idempotency.internal.http.IdempotencyProblems}), and, for
  * WebFlux, the request bound to the thread that calls a handler method with a plain
  * result ({@link io.github.idempotency.internal.http.BoundExchange}). Each is

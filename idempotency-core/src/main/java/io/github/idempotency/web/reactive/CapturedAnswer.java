@@ -1,14 +1,9 @@
 package io.github.idempotency.web.reactive;
 
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-import org.jspecify.annotations.Nullable;
-
-import io.github.idempotency.internal.http.RecordedHttpFailure;
+import io.github.idempotency.internal.http.HttpAnswer;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 
 /**
@@ -40,11 +35,8 @@ final class CapturedAnswer extends RuntimeException {
 	}
 
 	/** The answer to store: the allow-listed headers only. */
-	RecordedHttpFailure.@Nullable Answer toAnswer(List<String> storedHeaders) {
-		MediaType type = this.headers.getContentType();
-		Charset charset = (type != null && type.getCharset() != null) ? type.getCharset() : StandardCharsets.UTF_8;
-		return RecordedHttpFailure.Answer.of(this.status, this.headers.asMultiValueMap(), storedHeaders, false, null,
-				this.body, charset);
+	HttpAnswer toAnswer(List<String> storedHeaders) {
+		return HttpAnswer.of(this.status, this.headers.asMultiValueMap(), storedHeaders, this.body);
 	}
 
 	/** The answer to the first request: every header written. */

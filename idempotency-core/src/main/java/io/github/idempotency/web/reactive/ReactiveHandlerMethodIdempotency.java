@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListSet;
 
 import org.jspecify.annotations.Nullable;
@@ -22,6 +23,7 @@ import reactor.util.context.ContextView;
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.internal.OperationDefinition;
+import io.github.idempotency.internal.http.HttpAnswer;
 import io.github.idempotency.internal.http.HttpFingerprint;
 import io.github.idempotency.internal.http.IdempotencyKeyHeader;
 import io.github.idempotency.internal.http.KeyScope;
@@ -324,10 +326,16 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 							+ IdempotencyExchangeFilter.class.getSimpleName() + " (registered by the auto-configuration)"));
 				}
 				ServerWebExchange exchange = request.exchange();
-				return claim(exchange, key, payload)
+				// the run is the engine's, not the client's: subscribed here, so that a client
+				// that goes away (a cancelled subscription) neither cancels nor interrupts it
+				CompletableFuture<@Nullable Object> answer = new CompletableFuture<>();
+				claim(exchange, key, payload)
 					// from here on the store is called: on the scheduler, never on an event loop
 					.publishOn(scheduler)
-					.flatMap((claim) -> execute(claim, invocation, exchange, context));
+					.flatMap((claim) -> execute(claim, invocation, exchange, context))
+					.contextWrite(context)
+					.subscribe(answer::complete, answer::completeExceptionally, () -> answer.complete(null));
+				return Mono.fromFuture(answer, true);
 			});
 		}
 
@@ -563,7 +571,7 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 
 			private RecordedHttpFailure recorded(Throwable ex, @Nullable CapturedAnswer captured) {
 				this.captured = captured;
-				RecordedHttpFailure.Answer stored = (captured != null) ? captured.toAnswer(storedHeaders) : null;
+				HttpAnswer stored = (captured != null) ? captured.toAnswer(storedHeaders) : null;
 				int status = (captured != null) ? captured.status() : RecordedHttpFailure.statusOf(ex);
 				RecordedHttpFailure failure = new RecordedHttpFailure(status, ex, stored);
 				this.failure = failure;

@@ -151,7 +151,7 @@ class IdempotentAspectTest {
 	@Test
 	void advisorOrderIsAProperty() {
 		this.runner.withPropertyValues("idempotency.aspect-order=42")
-			.run((context) -> assertThat(context.getBean(IdempotentAdvisor.class).getOrder()).isEqualTo(42));
+			.run((context) -> assertThat(context.getBean("idempotentAdvisor", IdempotentAdvisor.class).getOrder()).isEqualTo(42));
 	}
 
 	record PaymentRequest(String id, int amount) {

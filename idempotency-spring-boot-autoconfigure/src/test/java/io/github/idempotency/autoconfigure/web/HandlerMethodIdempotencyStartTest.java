@@ -71,6 +71,58 @@ class HandlerMethodIdempotencyStartTest {
 				.hasStackTraceContaining("idempotency.web.principal is not a valid SpEL expression"));
 	}
 
+	@Test
+	void aStreamingResultFailsTheStartSayingWhatToReturn() {
+		this.web.withUserConfiguration(Streaming.class).run((context) -> assertThat(context).getFailure()
+			.hasStackTraceContaining("StreamingController.events")
+			.hasStackTraceContaining("a stream has no single response to store and replay"));
+		this.web.withUserConfiguration(StreamedBody.class).run((context) -> assertThat(context).getFailure()
+			.hasStackTraceContaining("StreamedBodyController.download")
+			.hasStackTraceContaining("a stream has no single response to store and replay"));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Streaming {
+
+		@Bean
+		StreamingController streamingController() {
+			return new StreamingController();
+		}
+
+	}
+
+	@RestController
+	static class StreamingController {
+
+		@PostMapping("/events")
+		@Idempotent
+		org.springframework.web.servlet.mvc.method.annotation.SseEmitter events() {
+			return new org.springframework.web.servlet.mvc.method.annotation.SseEmitter();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class StreamedBody {
+
+		@Bean
+		StreamedBodyController streamedBodyController() {
+			return new StreamedBodyController();
+		}
+
+	}
+
+	@RestController
+	static class StreamedBodyController {
+
+		@PostMapping("/download")
+		@Idempotent
+		org.springframework.http.ResponseEntity<org.springframework.web.servlet.mvc.method.annotation.StreamingResponseBody> download() {
+			return org.springframework.http.ResponseEntity.ok((out) -> out.write(1));
+		}
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class Handler {
 

@@ -50,6 +50,29 @@ final class HttpClients {
 		return send(builder.build());
 	}
 
+	/**
+	 * Sends a request on a connection of its own, and leaves it open without reading the
+	 * answer: the test closes it, as a client that goes away.
+	 */
+	java.net.Socket open(String path, String json, String... headers) {
+		try {
+			java.net.Socket socket = new java.net.Socket("localhost", this.port);
+			byte[] body = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+			StringBuilder request = new StringBuilder("POST " + path + " HTTP/1.1\r\nHost: localhost\r\n"
+					+ "Content-Type: application/json\r\nContent-Length: " + body.length + "\r\n");
+			for (int i = 0; i + 1 < headers.length; i += 2) {
+				request.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+			}
+			socket.getOutputStream().write(request.append("\r\n").toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+			socket.getOutputStream().write(body);
+			socket.getOutputStream().flush();
+			return socket;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
 	/** The {@code Authorization} header of basic auth, as a name and a value. */
 	static String[] basic(String user, String password) {
 		return new String[] { "Authorization", "Basic " + java.util.Base64.getEncoder()

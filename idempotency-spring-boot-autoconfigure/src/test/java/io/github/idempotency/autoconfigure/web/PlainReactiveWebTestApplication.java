@@ -203,6 +203,12 @@ class PlainReactiveWebTestApplication {
 			return new Receipt(id, request.account(), request.amount());
 		}
 
+		@PostMapping("/gateway")
+		@Idempotent
+		String gateway(@RequestBody PaymentRequest request) throws InterruptedException {
+			return slow(request);
+		}
+
 		@PostMapping("/slow")
 		@Idempotent(onInProgress = InProgressPolicy.REJECT)
 		String slow(@RequestBody PaymentRequest request) throws InterruptedException {

@@ -320,6 +320,20 @@ class ReactiveWebTestApplication {
 			}).subscribeOn(Schedulers.boundedElastic());
 		}
 
+		@PostMapping("/gateway")
+		@Idempotent
+		Mono<String> gateway(@RequestBody PaymentRequest request) {
+			// a payment gateway's call that blocks the thread that subscribes
+			return Mono.fromCallable(() -> {
+				String id = run(request.account());
+				this.entered.countDown();
+				if (!this.release.await(30, TimeUnit.SECONDS)) {
+					throw new IllegalStateException("not released");
+				}
+				return id;
+			});
+		}
+
 		@PostMapping("/slow")
 		@Idempotent(onInProgress = InProgressPolicy.REJECT)
 		Mono<String> slow(@RequestBody PaymentRequest request) {

@@ -16,6 +16,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
@@ -416,6 +418,46 @@ class WebIdempotencyTest {
 					.isEqualTo(HttpClients.headers(first, "Idempotent-Replayed"));
 			}
 		}
+	}
+
+
+	/** When a client goes away, against the handler's blocking work. */
+	enum Disconnect {
+
+		BEFORE_THE_WORK, DURING_THE_WORK, AFTER_THE_WORK
+
+	}
+
+	@ParameterizedTest
+	@EnumSource(Disconnect.class)
+	void aClientThatGoesAwayNeverRunsItTwice(Disconnect when) throws Exception {
+		String account = "gone-" + when.ordinal();
+		String body = payment(account, 1);
+		HttpClients http = http();
+		this.payments.hold();
+		try (java.net.Socket client = http.open("/gateway", body, "Idempotency-Key", "k-" + account)) {
+			if (when == Disconnect.BEFORE_THE_WORK) {
+				client.close();
+				this.payments.release();
+			}
+			else {
+				assertThat(this.payments.awaitEntered()).isTrue();
+				if (when == Disconnect.AFTER_THE_WORK) {
+					this.payments.release();
+				}
+				client.close();
+				this.payments.release();
+			}
+		}
+		// the run is the server's: it ends, its answer is stored, and the retry gets it (or,
+		// when it never started, runs it now), after waiting for a run in progress
+		HttpResponse<byte[]> retry = http.post("/gateway", body, "Idempotency-Key", "k-" + account);
+		assertThat(retry.statusCode()).isEqualTo(200);
+		assertThat(this.payments.executions(account)).isOne();
+		HttpResponse<byte[]> again = http.post("/gateway", body, "Idempotency-Key", "k-" + account);
+		assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(again.body()).isEqualTo(retry.body());
+		assertThat(this.payments.executions(account)).isOne();
 	}
 
 }

@@ -280,6 +280,31 @@ class WebTestApplication {
 			return new Receipt(id, request.account(), request.amount());
 		}
 
+		@PostMapping("/receipts")
+		@Idempotent
+		void receipt(@RequestBody PaymentRequest request, HttpServletResponse response) throws java.io.IOException {
+			String id = run(request.account());
+			// the handler answers by writing the response itself
+			response.setStatus(HttpServletResponse.SC_CREATED);
+			response.setHeader("Location", "/receipts/" + id);
+			response.setContentType("text/plain;charset=UTF-8");
+			response.getWriter().write("receipt " + id);
+		}
+
+		@PostMapping("/acceptances")
+		@Idempotent
+		Receipt accept(@RequestBody PaymentRequest request, HttpServletResponse response) {
+			String id = run(request.account());
+			response.setStatus(HttpServletResponse.SC_ACCEPTED);
+			return new Receipt(id, request.account(), request.amount());
+		}
+
+		@PostMapping("/gateway")
+		@Idempotent
+		String gateway(@RequestBody PaymentRequest request) throws InterruptedException {
+			return slow(request);
+		}
+
 		@PostMapping("/slow")
 		@Idempotent(onInProgress = InProgressPolicy.REJECT)
 		String slow(@RequestBody PaymentRequest request) throws InterruptedException {
