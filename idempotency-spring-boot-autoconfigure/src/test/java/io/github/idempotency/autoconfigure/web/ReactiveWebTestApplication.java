@@ -324,27 +324,23 @@ class ReactiveWebTestApplication {
 		@Idempotent
 		Mono<String> gateway(@RequestBody PaymentRequest request) {
 			// a payment gateway's call that blocks the thread that subscribes
-			return Mono.fromCallable(() -> {
-				String id = run(request.account());
-				this.entered.countDown();
-				if (!this.release.await(30, TimeUnit.SECONDS)) {
-					throw new IllegalStateException("not released");
-				}
-				return id;
-			});
+			return Mono.fromCallable(() -> held(request));
 		}
 
 		@PostMapping("/slow")
 		@Idempotent(onInProgress = InProgressPolicy.REJECT)
 		Mono<String> slow(@RequestBody PaymentRequest request) {
-			return Mono.fromCallable(() -> {
-				String id = run(request.account());
-				this.entered.countDown();
-				if (!this.release.await(30, TimeUnit.SECONDS)) {
-					throw new IllegalStateException("not released");
-				}
-				return id;
-			}).subscribeOn(Schedulers.boundedElastic());
+			return Mono.fromCallable(() -> held(request)).subscribeOn(Schedulers.boundedElastic());
+		}
+
+		/** A run that waits for {@link #release()}, on the thread that runs it. */
+		private String held(PaymentRequest request) throws InterruptedException {
+			String id = run(request.account());
+			this.entered.countDown();
+			if (!this.release.await(30, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("not released");
+			}
+			return id;
 		}
 
 	}
