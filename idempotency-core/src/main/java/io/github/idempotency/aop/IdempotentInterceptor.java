@@ -1,5 +1,7 @@
 package io.github.idempotency.aop;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
@@ -53,6 +55,12 @@ final class IdempotentInterceptor implements MethodInterceptor {
 				public @Nullable Object execute(@Nullable Object key, @Nullable Object payload, Action action)
 						throws Throwable {
 					return engine.execute(method.operation(), key, payload, action);
+				}
+
+				@Override
+				public CompletableFuture<@Nullable Object> executeAsync(@Nullable Object key, @Nullable Object payload,
+						Action action, Executor claims) {
+					return engine.executeAsync(method.operation(), key, payload, action, claims);
 				}
 
 				@Override

@@ -2,6 +2,8 @@ package io.github.idempotency.aop;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
 
@@ -141,6 +143,21 @@ public interface IdempotentMethodAdapter {
 		 */
 		@Nullable Object execute(@Nullable Object key, @Nullable Object payload, IdempotencyEngine.Action action)
 				throws Throwable;
+
+		/**
+		 * Runs the prepared operation, whose result type is asynchronous, on the engine
+		 * without holding a thread while it waits for a run of the same key elsewhere
+		 * ({@code IdempotencyEngine#executeAsync}).
+		 * @param key the key
+		 * @param payload the payload to fingerprint
+		 * @param action what runs when the key is claimed, returning the asynchronous result
+		 * @param claims where the claims are made (threads that may block on the store)
+		 * @return the value of the settled result
+		 */
+		default CompletableFuture<@Nullable Object> executeAsync(@Nullable Object key, @Nullable Object payload,
+				IdempotencyEngine.Action action, Executor claims) {
+			throw new UnsupportedOperationException("this invocation runs the engine synchronously only");
+		}
 
 		/**
 		 * The arguments of the call.

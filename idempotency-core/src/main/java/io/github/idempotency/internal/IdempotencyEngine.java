@@ -7,8 +7,10 @@ import io.github.idempotency.observe.Outcome;
 import io.github.idempotency.observe.StoreOperation;
 import java.lang.reflect.Type;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -128,51 +130,119 @@ public final class IdempotencyEngine implements AutoCloseable {
 
 	private @Nullable Object execute(IdempotentOperation operation, RecordId id, @Nullable Object payload,
 			Action action) throws Throwable {
-		String workflow = operation.workflow();
-		if (operation.async() != null && Transactions.isActive()) {
-			throw new IllegalStateException("The asynchronous idempotent operation '" + workflow + "' is called inside "
-					+ "a transaction, which would end before its result is known: call it outside any transaction");
-		}
-		ClaimRequest request = this.protocol.request(operation, id, payload);
-		Backoff waiting = null;
+		SingleCall call = new SingleCall(operation, id, payload, action);
 		while (true) {
-			ClaimResult claim;
-			try {
-				claim = this.protocol.calls().step(StoreOperation.CLAIM, () -> this.protocol.store().claim(request));
+			Object answered = call.claim();
+			if (answered != SingleCall.WAIT) {
+				return answered;
 			}
-			catch (IdempotencyInProgressException ex) {
-				// the store cannot wait here (inside the caller's transaction): retry later
-				if (waiting == null) {
-					this.protocol.observer().onConflict(workflow);
+			long pause = call.pause();
+			if (pause < 0 || !this.protocol.time().sleep(pause)) {
+				throw call.rejected();
+			}
+		}
+	}
+
+	/**
+	 * Runs an asynchronous operation as {@link #execute} does, without holding a thread
+	 * while it waits for a run of the same key elsewhere: each claim is made on
+	 * {@code claims} (whose threads may block on the store), and a wait is a timer on the
+	 * engine's scheduler that hands the next claim to {@code claims}. Nobody who observes
+	 * the result can cancel the run: it is the engine's until it is settled.
+	 * @param operation the prepared operation, whose result type is asynchronous
+	 * @param key the key value (converted and validated here)
+	 * @param payload the payload to fingerprint, when the operation is fingerprinted
+	 * @param action the operation's body, which returns its asynchronous result
+	 * @param claims where claims are made
+	 * @return the value of this run's result, or of an earlier one's, once settled; or
+	 * what {@link #execute} would throw
+	 */
+	public CompletableFuture<@Nullable Object> executeAsync(IdempotentOperation operation, @Nullable Object key,
+			@Nullable Object payload, Action action, Executor claims) {
+		AsyncResult async = operation.async();
+		if (async == null) {
+			throw new IllegalArgumentException("'" + operation.workflow() + "' does not have an asynchronous result");
+		}
+		CompletableFuture<@Nullable Object> answer = new CompletableFuture<>();
+		Runnable attempt = new Runnable() {
+
+			private @Nullable SingleCall call;
+
+			private @Nullable Observation observation;
+
+			@Override
+			public void run() {
+				if (this.call == null) {
+					try {
+						RecordId id = IdempotencyEngine.this.protocol.id(operation.workflow(), key);
+						this.call = new SingleCall(operation, id, payload, action);
+						if (!IdempotencyEngine.this.observations.isNoop()) {
+							this.observation = IdempotencyEngine.this.observations.execution(id);
+						}
+					}
+					catch (Throwable ex) {
+						answer.completeExceptionally(ex);
+						return;
+					}
 				}
-				this.protocol.ended(workflow, Outcome.CONFLICT);
-				throw ex;
+				Observation observation = this.observation;
+				if (observation == null) {
+					attempt(this.call);
+					return;
+				}
+				boolean waits;
+				try (Observation.Scope scope = observation.openScope()) {
+					waits = attempt(this.call);
+				}
+				if (!waits) {
+					ExecutionObservations.stopUnlessHandedOver(observation);
+				}
 			}
-			catch (RuntimeException ex) {
-				return storeUnavailable(operation, id, ex, action);
+
+			/** One claim; whether the call waits for another. */
+			private boolean attempt(SingleCall call) {
+				try {
+					Object answered = call.claim();
+					if (answered != SingleCall.WAIT) {
+						async.stage(Objects.requireNonNull(answered)).whenComplete((value, failure) -> {
+							if (failure != null) {
+								answer.completeExceptionally((failure instanceof CompletionException
+										&& failure.getCause() != null) ? failure.getCause() : failure);
+							}
+							else {
+								answer.complete(value);
+							}
+						});
+						return false;
+					}
+					long pause = call.pause();
+					if (pause < 0) {
+						throw call.rejected();
+					}
+					IdempotencyEngine.this.protocol.time().schedule(() -> execute(claims, this, answer), pause);
+					return true;
+				}
+				catch (Throwable ex) {
+					if (this.observation != null) {
+						this.observation.error(ex);
+					}
+					answer.completeExceptionally(ex);
+					return false;
+				}
 			}
-			Protocol.Answer answer = this.protocol.answer(operation, request, claim);
-			if (!answer.inProgress()) {
-				this.protocol.ended(workflow, answer.outcome());
-			}
-			if (answer.execution() != null) {
-				return run(answer.execution(), action);
-			}
-			if (answer.refusal() != null) {
-				throw answer.refusal();
-			}
-			if (!answer.inProgress()) {
-				return (operation.async() != null) ? operation.async().completed(answer.result()) : answer.result();
-			}
-			if (waiting == null) {
-				this.protocol.observer().onConflict(workflow);
-				waiting = this.protocol.backoff(this.settings.waitTimeout());
-			}
-			if (operation.onInProgress() == InProgressPolicy.REJECT || !waiting.await()) {
-				this.protocol.ended(workflow, Outcome.CONFLICT);
-				throw new IdempotencyInProgressException("The idempotency key of '" + workflow
-						+ "' is being processed by another run (attempt " + claim.record().attempt() + ")");
-			}
+
+		};
+		execute(claims, attempt, answer);
+		return answer;
+	}
+
+	private static void execute(Executor executor, Runnable task, CompletableFuture<?> answer) {
+		try {
+			executor.execute(task);
+		}
+		catch (RuntimeException ex) {
+			// the executor is shut down, or full
+			answer.completeExceptionally(ex);
 		}
 	}
 
@@ -359,6 +429,100 @@ public final class IdempotencyEngine implements AutoCloseable {
 		finally {
 			execution.unbind(previous);
 		}
+	}
+
+	/**
+	 * One single call's claims: each answered once ({@code Protocol.answer}), the wait for a
+	 * run of the same key elsewhere left to the caller, which sleeps ({@link #execute}) or
+	 * sets a timer ({@link #executeAsync}).
+	 */
+	private final class SingleCall {
+
+		/** Claim again once {@link #pause()} has passed. */
+		static final Object WAIT = new Object();
+
+		private final IdempotentOperation operation;
+
+		private final RecordId id;
+
+		private final ClaimRequest request;
+
+		private final Action action;
+
+		private @Nullable Backoff waiting;
+
+		private int attempt;
+
+		SingleCall(IdempotentOperation operation, RecordId id, @Nullable Object payload, Action action) {
+			String workflow = operation.workflow();
+			if (operation.async() != null && Transactions.isActive()) {
+				throw new IllegalStateException("The asynchronous idempotent operation '" + workflow + "' is called "
+						+ "inside a transaction, which would end before its result is known: call it outside any "
+						+ "transaction");
+			}
+			this.operation = operation;
+			this.id = id;
+			this.request = IdempotencyEngine.this.protocol.request(operation, id, payload);
+			this.action = action;
+		}
+
+		/**
+		 * One claim and what it answers: this run's result, a stored one, a refusal thrown,
+		 * or {@link #WAIT}.
+		 */
+		@Nullable Object claim() throws Throwable {
+			Protocol protocol = IdempotencyEngine.this.protocol;
+			String workflow = this.operation.workflow();
+			ClaimResult claim;
+			try {
+				claim = protocol.calls().step(StoreOperation.CLAIM, () -> protocol.store().claim(this.request));
+			}
+			catch (IdempotencyInProgressException ex) {
+				// the store cannot wait here (inside the caller's transaction): retry later
+				if (this.waiting == null) {
+					protocol.observer().onConflict(workflow);
+				}
+				protocol.ended(workflow, Outcome.CONFLICT);
+				throw ex;
+			}
+			catch (RuntimeException ex) {
+				return storeUnavailable(this.operation, this.id, ex, this.action);
+			}
+			Protocol.Answer answer = protocol.answer(this.operation, this.request, claim);
+			if (!answer.inProgress()) {
+				protocol.ended(workflow, answer.outcome());
+			}
+			if (answer.execution() != null) {
+				return run(answer.execution(), this.action);
+			}
+			if (answer.refusal() != null) {
+				throw answer.refusal();
+			}
+			if (!answer.inProgress()) {
+				AsyncResult async = this.operation.async();
+				return (async != null) ? async.completed(answer.result()) : answer.result();
+			}
+			this.attempt = claim.record().attempt();
+			if (this.waiting == null) {
+				protocol.observer().onConflict(workflow);
+				this.waiting = protocol.backoff(IdempotencyEngine.this.settings.waitTimeout());
+			}
+			return WAIT;
+		}
+
+		/** The pause before claiming again, in nanoseconds; -1 when the call is to be rejected. */
+		long pause() {
+			return (this.operation.onInProgress() == InProgressPolicy.REJECT || this.waiting == null) ? -1
+					: this.waiting.next();
+		}
+
+		/** The call ends in conflict: the key is still in progress elsewhere. */
+		IdempotencyInProgressException rejected() {
+			IdempotencyEngine.this.protocol.ended(this.operation.workflow(), Outcome.CONFLICT);
+			return new IdempotencyInProgressException("The idempotency key of '" + this.operation.workflow()
+					+ "' is being processed by another run (attempt " + this.attempt + ")");
+		}
+
 	}
 
 	/**

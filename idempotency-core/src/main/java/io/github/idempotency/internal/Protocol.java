@@ -227,6 +227,10 @@ final class Protocol implements AutoCloseable {
 		return this.store;
 	}
 
+	EngineTime time() {
+		return this.time;
+	}
+
 	EngineSettings settings() {
 		return this.settings;
 	}
