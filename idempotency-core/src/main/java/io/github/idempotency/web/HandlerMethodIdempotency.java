@@ -21,6 +21,7 @@ import io.github.idempotency.internal.http.ExchangeRun;
 import io.github.idempotency.internal.http.HttpAnswer;
 import io.github.idempotency.internal.http.IdempotencyKeyHeader;
 import io.github.idempotency.internal.http.KeyScope;
+import io.github.idempotency.internal.http.MultipartParameters;
 import io.github.idempotency.internal.http.RecordedHttpFailure;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
@@ -104,7 +105,7 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 				|| !AnnotatedElementUtils.hasAnnotation(method, RequestMapping.class)) {
 			return null;
 		}
-		return new HandlerMethod(annotation);
+		return new HandlerMethod(method, annotation);
 	}
 
 	private final class HandlerMethod implements Adaptation {
@@ -115,7 +116,10 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 
 		private final List<Class<? extends Throwable>> permanentFailures;
 
-		HandlerMethod(Idempotent annotation) {
+		private final @Nullable String multipart;
+
+		HandlerMethod(Method method, Idempotent annotation) {
+			this.multipart = MultipartParameters.problem(method);
 			this.permanentFailures = List.of(annotation.recordFailureFor());
 			this.explicitKey = StringUtils.hasText(annotation.key());
 			this.explicitPayload = StringUtils.hasText(annotation.payload());
@@ -139,6 +143,9 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 				throw new IllegalArgumentException("a streaming result of a Spring MVC handler method (" + raw.getName()
 						+ ") is not supported: a stream has no single response to store and replay; return the whole "
 						+ "result (e.g. a List, or a ResponseEntity of it), or take the key off this method");
+			}
+			if (this.multipart != null && !this.explicitPayload) {
+				throw new IllegalArgumentException(this.multipart);
 			}
 			Type stored = ResolvableType.forClassWithGenerics(CompletableFuture.class, HttpAnswer.class).getType();
 			List<Class<? extends Throwable>> failures = declared.recordFailureFor().isEmpty() ? List.of()

@@ -3,7 +3,7 @@ package io.github.idempotency.autoconfigure;
 import reactor.core.scheduler.Schedulers;
 
 import io.github.idempotency.internal.IdempotencyEngine;
-import io.github.idempotency.web.reactive.CapturedAnswerHandler;
+import io.github.idempotency.web.reactive.HandlerExchangeAdvice;
 import io.github.idempotency.web.reactive.IdempotencyExchangeFilter;
 import io.github.idempotency.web.reactive.ReactiveHandlerMethodIdempotency;
 import io.github.idempotency.web.reactive.ReactiveIdempotencyProblemHandler;
@@ -22,11 +22,12 @@ import org.springframework.web.reactive.DispatcherHandler;
  * {@code @Idempotent} on annotated WebFlux handler methods ({@code Mono<T>},
  * {@code Mono<ResponseEntity<T>>}, and plain results with blocking execution and Reactor's
  * automatic context propagation), in a reactive web application: the key from the
- * {@code Idempotency-Key} header, responses stored and replayed with their status and
- * headers ({@link ReactiveHandlerMethodIdempotency}, whose store calls for a {@code Mono}
- * run on a bounded scheduler of {@code idempotency.web.reactive.scheduler-threads}
- * threads), the exchange handed over and bodies fingerprinted as received
- * ({@link IdempotencyExchangeFilter}), idempotency errors answered with problem details
+ * {@code Idempotency-Key} header, what the client received stored and replayed byte for
+ * byte ({@link ReactiveHandlerMethodIdempotency}, whose store calls for a {@code Mono} run
+ * on a bounded scheduler of {@code idempotency.web.reactive.scheduler-threads} threads),
+ * bodies fingerprinted and answers kept as written ({@link IdempotencyExchangeFilter}), the
+ * principal read from the exchange the method is called with
+ * ({@link HandlerExchangeAdvice}), idempotency errors answered with problem details
  * ({@link ReactiveIdempotencyProblemHandler}).
  */
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
@@ -55,14 +56,14 @@ public final class IdempotencyWebFluxAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	IdempotencyExchangeFilter idempotencyExchangeFilter() {
-		return new IdempotencyExchangeFilter();
+	IdempotencyExchangeFilter idempotencyExchangeFilter(IdempotencyWebProperties properties) {
+		return new IdempotencyExchangeFilter(properties.getStoredHeaders());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	CapturedAnswerHandler idempotencyCapturedAnswerHandler() {
-		return new CapturedAnswerHandler();
+	HandlerExchangeAdvice idempotencyHandlerExchangeAdvice() {
+		return new HandlerExchangeAdvice();
 	}
 
 	@Bean

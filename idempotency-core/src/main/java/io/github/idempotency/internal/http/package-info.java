@@ -7,8 +7,8 @@
  * client received and how a claimed exchange is settled with it
  * ({@link io.github.idempotency.internal.http.HttpAnswer},
  * {@link io.github.idempotency.internal.http.ExchangeRun},
- * {@link io.github.idempotency.internal.http.RecordedHttpFailure}; WebFlux still stores a
- * handler's value, {@link io.github.idempotency.internal.http.StoredResponse}), the problems
+ * {@link io.github.idempotency.internal.http.RecordedHttpFailure}), which handler methods
+ * take multipart parts ({@link io.github.idempotency.internal.http.MultipartParameters}), the problems
  * answered ({@link io.github.idempotency.internal.http.IdempotencyProblems}), and, for
  * WebFlux, the request bound to the thread that calls a handler method with a plain
  * result ({@link io.github.idempotency.internal.http.BoundExchange}). Each is

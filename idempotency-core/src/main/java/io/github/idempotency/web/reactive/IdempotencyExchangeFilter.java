@@ -1,10 +1,14 @@
 package io.github.idempotency.web.reactive;
 
+import java.util.Collection;
+import java.util.List;
+
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
 import io.github.idempotency.internal.http.BoundExchange;
+import io.github.idempotency.internal.http.StoredHeaders;
 import org.springframework.core.Ordered;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
@@ -12,7 +16,9 @@ import org.springframework.web.server.WebFilterChain;
 
 /**
  * Makes a WebFlux request readable by {@link ReactiveHandlerMethodIdempotency}: its body
- * is digested as it is read ({@link DigestedRequest}), and the exchange is put in the
+ * is digested as it is read ({@link DigestedRequest}), its response passed through until a
+ * run is claimed and then kept until the run is settled ({@link ExchangeResponse}), and
+ * the exchange is put in the
  * Reactor context of the chain, where an {@code @Idempotent} handler method's {@code Mono}
  * finds it, and from where Reactor's automatic context propagation restores it on the
  * thread that calls a handler method with a plain result. Ordered late
@@ -21,6 +27,16 @@ import org.springframework.web.server.WebFilterChain;
  */
 public class IdempotencyExchangeFilter implements WebFilter, Ordered {
 
+	private final List<String> storedHeaders;
+
+	/**
+	 * Creates the filter.
+	 * @param storedHeaders the response headers stored and replayed
+	 */
+	public IdempotencyExchangeFilter(Collection<String> storedHeaders) {
+		this.storedHeaders = StoredHeaders.allowed(storedHeaders);
+	}
+
 	@Override
 	public int getOrder() {
 		return Ordered.LOWEST_PRECEDENCE - 10;
@@ -28,7 +44,12 @@ public class IdempotencyExchangeFilter implements WebFilter, Ordered {
 
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-		ServerWebExchange digested = exchange.mutate().request(new DigestedRequest(exchange.getRequest())).build();
+		ExchangeResponse response = new ExchangeResponse(exchange.getResponse(), this.storedHeaders);
+		ServerWebExchange digested = exchange.mutate()
+			.request(new DigestedRequest(exchange.getRequest()))
+			.response(response)
+			.build();
+		response.bindTo(digested);
 		// the chain's context goes with the exchange: a plain handler method reads the principal in it
 		return Mono.deferContextual((context) -> chain.filter(digested)
 			.contextWrite((inner) -> inner.put(BoundExchange.KEY, new Request(digested, context))));

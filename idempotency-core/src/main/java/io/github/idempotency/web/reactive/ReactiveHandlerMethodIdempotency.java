@@ -3,13 +3,13 @@ package io.github.idempotency.web.reactive;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentSkipListSet;
 
 import org.jspecify.annotations.Nullable;
@@ -23,13 +23,14 @@ import reactor.util.context.ContextView;
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.internal.OperationDefinition;
+import io.github.idempotency.internal.http.ExchangeRun;
 import io.github.idempotency.internal.http.HttpAnswer;
 import io.github.idempotency.internal.http.HttpFingerprint;
 import io.github.idempotency.internal.http.IdempotencyKeyHeader;
 import io.github.idempotency.internal.http.KeyScope;
+import io.github.idempotency.internal.http.MultipartParameters;
 import io.github.idempotency.internal.http.RecordedHttpFailure;
 import io.github.idempotency.internal.http.StoredHeaders;
-import io.github.idempotency.internal.http.StoredResponse;
 import org.springframework.beans.factory.BeanClassLoaderAware;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -47,17 +48,13 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Controller;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.method.annotation.ExceptionHandlerMethodResolver;
-import org.springframework.web.reactive.HandlerResultHandler;
-import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerAdapter;
 import org.springframework.web.server.ServerWebExchange;
-import org.springframework.web.server.WebExceptionHandler;
 
 /**
  * Adapts {@link Idempotent} to annotated WebFlux handler methods ({@code @RequestMapping}
@@ -69,20 +66,23 @@ import org.springframework.web.server.WebExceptionHandler;
  * a bare token) unless the annotation names one, scoped by the caller's identity: the
  * principal expression's value when one is set (evaluated on the
  * {@code ServerHttpRequest}, also {@code #request}, and {@code #exchange}), else the name
- * of the exchange's authenticated principal unless principal scoping is off;</li>
+ * of the authenticated principal of the exchange the method is called with, unless
+ * principal scoping is off;</li>
  * <li>the request's method, path, query and form parameters and body as received are
  * fingerprinted unless the annotation names a payload;</li>
- * <li>what is stored is a {@code StoredResponse}, replayed with the
- * {@code Idempotent-Replayed} header; a permanent failure is stored with the answer the
- * application's exception handling gave it (a {@code @ControllerAdvice} exception
- * handler, else the error handling), written once, and replayed as that answer.</li>
+ * <li>what is stored is what the client received ({@code HttpAnswer}): the run writes its
+ * answer itself, with WebFlux's result handlers (a permanent failure's with the
+ * {@code @ControllerAdvice} exception handlers, else the error handling), onto the
+ * response that {@link IdempotencyExchangeFilter} keeps until the run is settled; a replay
+ * is that answer again, byte for byte, with the {@code Idempotent-Replayed} header.</li>
  * </ul>
  * A {@code Mono}'s method is called on the request's thread and its {@code Mono} returned
- * at once; everything that calls the store runs on {@code scheduler}, a bounded pool,
- * never on an event loop: the claim and the wait for a duplicate in progress (on a thread
- * of the pool), and the settlement (the handler's result is handed to the engine on the
- * pool). The engine's own threads renew leases and retry settlements. The protocol stays
- * the engine's: this adapter reads the request, chooses threads and writes the response.
+ * at once; the claim and the run are subscribed by this adapter, so that a client that
+ * goes away neither cancels nor interrupts them. Every store call runs on
+ * {@code scheduler}, a bounded pool, never on an event loop, and a wait for a duplicate in
+ * progress is a timer, which holds no thread. The engine's own threads renew leases and
+ * retry settlements. The protocol stays the engine's: this adapter reads the request,
+ * chooses threads and writes the response.
  * <p>
  * A method with a plain result runs on the thread WebFlux calls it on, which must be a
  * thread of its blocking executor ({@code WebFluxConfigurer#configureBlockingExecution};
@@ -127,6 +127,8 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 
 	private final @Nullable BeanFactoryResolver beanResolver;
 
+	private final @Nullable HandlerAnswers answers;
+
 	/** The adapted methods with a plain result, checked once every singleton is created. */
 	private final Set<String> plainMethods = new ConcurrentSkipListSet<>();
 
@@ -159,11 +161,20 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 		this.scheduler = scheduler;
 		this.beanFactory = beanFactory;
 		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
+		this.answers = (beanFactory != null) ? new HandlerAnswers(beanFactory) : null;
 	}
 
 	@Override
 	public int getOrder() {
 		return 0;
+	}
+
+	private HandlerAnswers answers() {
+		if (this.answers == null) {
+			throw new IllegalStateException("A WebFlux handler method's answer is written with the application's "
+					+ "result handlers, which this adapter reaches through a BeanFactory: none was given");
+		}
+		return this.answers;
 	}
 
 	@Override
@@ -218,11 +229,18 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 		/** The merged {@code @ResponseStatus}, which WebFlux sets once a plain result is returned. */
 		private final @Nullable Integer declaredStatus;
 
-		private boolean responseEntity;
-
 		private boolean plain;
 
+		/** What a plain result's call returns to WebFlux, which writes nothing more: the answer is sent. */
+		private final @Nullable Object placeholder;
+
+		private final @Nullable String multipart;
+
 		HandlerMethod(Method method, Class<?> targetClass, Idempotent annotation) {
+			this.multipart = MultipartParameters.problem(method);
+			Class<?> returned = method.getReturnType();
+			this.placeholder = (returned.isPrimitive() && returned != void.class)
+					? java.lang.reflect.Array.get(java.lang.reflect.Array.newInstance(returned, 1), 0) : null;
 			Class<?> userClass = ClassUtils.getUserClass(targetClass);
 			this.name = userClass.getName() + "." + method.getName();
 			this.ownExceptionHandlers = new ExceptionHandlerMethodResolver(userClass);
@@ -251,30 +269,19 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 			else {
 				throw new IllegalArgumentException(unsupported(returnType));
 			}
-			Type bodyType;
-			if (HttpEntity.class.isAssignableFrom(value.toClass())) {
-				if (!ResponseEntity.class.isAssignableFrom(value.toClass())) {
-					throw new IllegalArgumentException("a handler method returning "
-							+ (this.plain ? "" : "Mono<") + value.toClass().getName() + (this.plain ? "" : ">")
-							+ " is not supported; return a " + (this.plain ? "ResponseEntity" : "Mono<ResponseEntity>"));
-				}
-				this.responseEntity = true;
-				ResolvableType body = value.as(HttpEntity.class).getGeneric(0);
-				bodyType = (body.resolve() != null) ? body.getType() : Object.class;
+			if (HttpEntity.class.isAssignableFrom(value.toClass())
+					&& !ResponseEntity.class.isAssignableFrom(value.toClass())) {
+				throw new IllegalArgumentException("a handler method returning " + (this.plain ? "" : "Mono<")
+						+ value.toClass().getName() + (this.plain ? "" : ">") + " is not supported; return a "
+						+ (this.plain ? "ResponseEntity" : "Mono<ResponseEntity>"));
 			}
-			else if (value.toClass() == void.class) {
-				bodyType = Void.class;
+			if (this.multipart != null && !this.explicitPayload) {
+				throw new IllegalArgumentException(this.multipart);
 			}
-			else {
-				bodyType = (value.resolve() != null) ? value.getType() : Object.class;
-			}
-			ResolvableType storedType = ResolvableType.forClassWithGenerics(StoredResponse.class,
-					ResolvableType.forType(bodyType));
 			if (this.plain) {
 				requirePropagation(returnType);
 			}
-			Type stored = this.plain ? storedType.getType()
-					: ResolvableType.forClassWithGenerics(Mono.class, storedType).getType();
+			Type stored = ResolvableType.forClassWithGenerics(CompletableFuture.class, HttpAnswer.class).getType();
 			List<Class<? extends Throwable>> failures = declared.recordFailureFor().isEmpty() ? List.of()
 					: List.of(RecordedHttpFailure.class);
 			return OperationDefinition.of(declared.workflow(), stored)
@@ -321,40 +328,25 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 		private Mono<Object> invokeMono(@Nullable Object key, @Nullable Object payload, Invocation invocation) {
 			return Mono.deferContextual((context) -> {
 				IdempotencyExchangeFilter.Request request = IdempotencyExchangeFilter.request(context);
-				if (request == null) {
-					return Mono.error(new IllegalStateException("@Idempotent on a WebFlux handler method needs the "
-							+ IdempotencyExchangeFilter.class.getSimpleName() + " (registered by the auto-configuration)"));
+				ServerWebExchange exchange = (request != null) ? HandlerExchangeAdvice.of(request.exchange()) : null;
+				ExchangeResponse response = (exchange != null) ? ExchangeResponse.of(exchange) : null;
+				if (exchange == null || response == null) {
+					return Mono.error(notRegistered());
 				}
-				ServerWebExchange exchange = request.exchange();
-				// the run is the engine's, not the client's: subscribed here, so that a client
-				// that goes away (a cancelled subscription) neither cancels nor interrupts it
-				CompletableFuture<@Nullable Object> answer = new CompletableFuture<>();
-				claim(exchange, key, payload)
-					// from here on the store is called: on the scheduler, never on an event loop
-					.publishOn(scheduler)
-					.flatMap((claim) -> execute(claim, invocation, exchange, context))
-					.contextWrite(context)
-					.subscribe(answer::complete, answer::completeExceptionally, () -> answer.complete(null));
-				return Mono.fromFuture(answer, true);
+				FirstRun first = new FirstRun(exchange, response, context);
+				// the claim and the run are the engine's, not the client's: subscribed here, so
+				// that a client that goes away neither cancels nor interrupts them; waits are
+				// timers, each claim a task of the scheduler (never an event loop)
+				CompletableFuture<@Nullable Object> answer = claim(exchange, key, payload).contextWrite(context)
+					.toFuture()
+					.thenCompose((claim) -> invocation.executeAsync(claim.key(), claim.payload(),
+							() -> first.run(invocation), (task) -> scheduler.schedule(task)));
+				return Mono.fromFuture(answer, true)
+					.flatMap((value) -> first.ran ? response.send()
+							: response.replay((HttpAnswer) value, replayedHeader))
+					.onErrorResume((ex) -> first.ran && ex instanceof RecordedHttpFailure, (ex) -> response.send())
+					.then(Mono.empty());
 			});
-		}
-
-		private Mono<Object> execute(Claim claim, Invocation invocation, ServerWebExchange exchange,
-				ContextView context) {
-			FirstRun first = new FirstRun(exchange, context);
-			Object returned;
-			try {
-				returned = invocation.execute(claim.key(), claim.payload(), () -> first.run(invocation));
-			}
-			catch (Throwable ex) {
-				return Mono.error(ex);
-			}
-			if (!(returned instanceof Mono<?> result)) {
-				return Mono.error(new IllegalStateException("the engine answered " + returned + " instead of a Mono"));
-			}
-			return result.flatMap((value) -> (first.stored != null && value == first.stored)
-					? Mono.justOrEmpty(first.result) : Mono.justOrEmpty(replay((StoredResponse<?>) value, exchange)))
-				.onErrorResume((ex) -> Mono.error(answerTo(ex, first)));
 		}
 
 		/**
@@ -364,19 +356,35 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 		private @Nullable Object invokeBlocking(@Nullable Object key, @Nullable Object payload, Invocation invocation)
 				throws Throwable {
 			IdempotencyExchangeFilter.Request request = boundRequest();
-			ServerWebExchange exchange = request.exchange();
+			ServerWebExchange exchange = HandlerExchangeAdvice.of(request.exchange());
+			ExchangeResponse response = (exchange != null) ? ExchangeResponse.of(exchange) : null;
+			if (exchange == null || response == null) {
+				throw notRegistered();
+			}
 			// blocking is what this thread is for: WebFlux runs the method here because it may block
 			Claim claim = claim(exchange, key, payload).contextWrite(request.context()).block();
-			FirstRun first = new FirstRun(exchange, request.context());
-			Object returned;
+			FirstRun first = new FirstRun(exchange, response, request.context());
+			Object answer;
 			try {
-				returned = invocation.execute(claim.key(), claim.payload(), () -> first.runBlocking(invocation));
+				answer = ((CompletableFuture<?>) invocation.execute(claim.key(), claim.payload(),
+						() -> first.runBlocking(invocation))).join();
 			}
-			catch (Throwable ex) {
-				throw answerTo(ex, first);
+			catch (CompletionException ex) {
+				Throwable failure = (ex.getCause() != null) ? ex.getCause() : ex;
+				if (!(first.ran && failure instanceof RecordedHttpFailure)) {
+					throw failure;
+				}
+				answer = null;
 			}
-			return (first.stored != null && returned == first.stored) ? first.result
-					: replay((StoredResponse<?>) returned, exchange);
+			(first.ran ? response.send() : response.replay((HttpAnswer) answer, replayedHeader)).block();
+			return this.placeholder;
+		}
+
+		private IllegalStateException notRegistered() {
+			return new IllegalStateException("@Idempotent on " + this.name + ", a WebFlux handler method, needs the "
+					+ IdempotencyExchangeFilter.class.getSimpleName() + " and the "
+					+ HandlerExchangeAdvice.class.getSimpleName() + " (registered by the auto-configuration): "
+					+ "nothing was run or stored");
 		}
 
 		/**
@@ -424,32 +432,6 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 							fingerprinted.orElse(null)));
 		}
 
-		private Throwable answerTo(Throwable ex, FirstRun first) {
-			if (ex instanceof RecordedHttpFailure recorded && recorded == first.failure && recorded.getCause() != null) {
-				Throwable original = recorded.getCause();
-				for (Throwable suppressed : recorded.getSuppressed()) {
-					original.addSuppressed(suppressed);
-				}
-				return (first.captured != null) ? first.captured : original;
-			}
-			return ex;
-		}
-
-		/** A replay: a {@code ResponseEntity}, or the body with the response's status and headers set. */
-		private @Nullable Object replay(StoredResponse<?> stored, ServerWebExchange exchange) {
-			HttpHeaders headers = new HttpHeaders();
-			stored.headers().forEach(headers::put);
-			if (this.responseEntity) {
-				headers.set(replayedHeader, "true");
-				return ResponseEntity.status(stored.status()).headers(headers).body(stored.body());
-			}
-			ServerHttpResponse response = exchange.getResponse();
-			response.getHeaders().set(replayedHeader, "true");
-			headers.forEach((name, values) -> response.getHeaders().put(name, values));
-			response.setStatusCode(HttpStatusCode.valueOf(stored.status()));
-			return stored.body();
-		}
-
 		/** The caller's identity: the expression's value, else the authenticated principal's name. */
 		private Mono<Optional<Object>> identity(ServerWebExchange exchange) {
 			if (principal != null) {
@@ -470,30 +452,6 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 				.defaultIfEmpty(Optional.empty());
 		}
 
-		private StoredResponse<?> store(@Nullable Object result, ServerWebExchange exchange) {
-			Map<String, List<String>> headers = new LinkedHashMap<>();
-			if (result instanceof ResponseEntity<?> entity) {
-				copy(entity.getHeaders(), headers);
-				return new StoredResponse<>(entity.getStatusCode().value(), headers, entity.getBody());
-			}
-			ServerHttpResponse response = exchange.getResponse();
-			copy(response.getHeaders(), headers);
-			HttpStatusCode status = response.getStatusCode();
-			// WebFlux sets a plain result's @ResponseStatus once the method returned: it is the status
-			int code = (this.plain && this.declaredStatus != null) ? this.declaredStatus
-					: (status != null) ? status.value() : 200;
-			return new StoredResponse<>(code, headers, this.responseEntity ? null : result);
-		}
-
-		private void copy(HttpHeaders from, Map<String, List<String>> to) {
-			for (String name : storedHeaders) {
-				List<String> values = from.get(name);
-				if (values != null && !values.isEmpty()) {
-					to.put(name, List.copyOf(values));
-				}
-			}
-		}
-
 		private boolean isPermanent(Throwable ex) {
 			for (Class<? extends Throwable> type : this.permanentFailures) {
 				if (type.isInstance(ex)) {
@@ -503,28 +461,27 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 			return false;
 		}
 
-		/** One run of the handler method, as the engine calls it when the key is claimed. */
+		/** The run of the method, when a call claimed the key: it writes its own answer, kept until settled. */
 		private final class FirstRun {
 
 			private final ServerWebExchange exchange;
 
+			private final ExchangeResponse response;
+
 			private final ContextView context;
 
-			private volatile @Nullable Object result;
+			private volatile boolean ran;
 
-			private volatile @Nullable StoredResponse<?> stored;
-
-			private volatile @Nullable RecordedHttpFailure failure;
-
-			private volatile @Nullable CapturedAnswer captured;
-
-			FirstRun(ServerWebExchange exchange, ContextView context) {
+			FirstRun(ServerWebExchange exchange, ExchangeResponse response, ContextView context) {
 				this.exchange = exchange;
+				this.response = response;
 				this.context = context;
 			}
 
-			/** A {@code Mono}'s run: the engine settles it when the {@code Mono} answers. */
-			Mono<StoredResponse<?>> run(Invocation invocation) {
+			/** A {@code Mono}'s run: its value or failure written, then the run settled with it. */
+			CompletableFuture<HttpAnswer> run(Invocation invocation) {
+				ExchangeRun run = this.response.capture(permanentFailures);
+				this.ran = true;
 				Mono<?> handler;
 				try {
 					Object returned = invocation.proceed();
@@ -534,89 +491,62 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 				catch (Throwable ex) {
 					handler = Mono.error(ex);
 				}
-				return handler
+				handler.map(Optional::<Object>of)
+					.defaultIfEmpty(Optional.empty())
+					// the method's failure, not the writing's
+					.onErrorResume((ex) -> failed(run, ex).then(Mono.empty()))
+					.flatMap((value) -> answers().value(this.exchange, Mono.justOrEmpty(value.orElse(null))))
 					// the handler's result sees the request's context (the exchange, the security context)
 					.contextWrite(this.context)
-					.map(Optional::<Object>of)
-					.defaultIfEmpty(Optional.empty())
-					.<StoredResponse<?>>map((value) -> completed(value.orElse(null)))
-					.onErrorResume((ex) -> isPermanent(ex) ? capture(ex).map(Optional::of)
-						.defaultIfEmpty(Optional.empty())
-						.flatMap((answer) -> Mono.error(recorded(ex, answer.orElse(null)))) : Mono.error(ex))
-					// the engine settles where the result arrives: on the scheduler, never on an event loop
-					.publishOn(scheduler);
+					// the engine settles where the answer is written: on the scheduler, never on an event loop
+					.publishOn(scheduler)
+					.subscribe(null, (ex) -> answered(run, ex), () -> run.answered(this.response.captured()));
+				return run.answer();
 			}
 
 			/** A plain result's run, on the calling thread. */
-			StoredResponse<?> runBlocking(Invocation invocation) throws Throwable {
-				Object value;
+			CompletableFuture<HttpAnswer> runBlocking(Invocation invocation) {
+				ExchangeRun run = this.response.capture(permanentFailures);
+				this.ran = true;
+				Mono<Void> written;
 				try {
-					value = invocation.proceed();
+					Object value = invocation.proceed();
+					if (declaredStatus != null) {
+						// WebFlux sets it once the method returned: the answer is written before
+						this.exchange.getResponse().setStatusCode(HttpStatusCode.valueOf(declaredStatus));
+					}
+					written = answers().value(this.exchange, value);
 				}
 				catch (Throwable ex) {
-					if (!isPermanent(ex)) {
-						throw ex;
-					}
-					throw recorded(ex, capture(ex).contextWrite(this.context).block());
+					written = failed(run, ex);
 				}
-				return completed(value);
+				try {
+					written.contextWrite(this.context).block();
+					run.answered(this.response.captured());
+				}
+				catch (RuntimeException ex) {
+					answered(run, ex);
+				}
+				return run.answer();
 			}
 
-			private StoredResponse<?> completed(@Nullable Object value) {
-				this.result = value;
-				StoredResponse<?> response = store(value, this.exchange);
-				this.stored = response;
-				return response;
-			}
-
-			private RecordedHttpFailure recorded(Throwable ex, @Nullable CapturedAnswer captured) {
-				this.captured = captured;
-				HttpAnswer stored = (captured != null) ? captured.toAnswer(storedHeaders) : null;
-				int status = (captured != null) ? captured.status() : RecordedHttpFailure.statusOf(ex);
-				RecordedHttpFailure failure = new RecordedHttpFailure(status, ex, stored);
-				this.failure = failure;
-				return failure;
+			/** The method failed: a permanent failure's answer is written; any other is the application's to answer. */
+			private Mono<Void> failed(ExchangeRun run, Throwable failure) {
+				run.threw(failure);
+				if (isPermanent(failure)) {
+					return answers().failure(this.exchange, failure, ownExceptionHandlers);
+				}
+				this.response.passThrough();
+				return Mono.empty();
 			}
 
 			/**
-			 * What the application's exception handling answers to a permanent failure,
-			 * as the {@code DispatcherHandler} would ask it: the {@code @ControllerAdvice}
-			 * exception handlers, their result written by the result handlers, else the
-			 * {@code WebExceptionHandler}s (Spring Boot's error page), all written to a
-			 * captured response; empty when nothing answers, and when the controller has
-			 * an {@code @ExceptionHandler} of its own for the failure (it answers the
-			 * first request; a replay is a problem with the failure's status).
+			 * Writing the answer of a method that returned failed: the operation ran, so the
+			 * run is settled with the server error its client gets.
 			 */
-			private Mono<CapturedAnswer> capture(Throwable failure) {
-				if (beanFactory == null || ownExceptionHandlers.resolveMethodByThrowable(failure) != null) {
-					// the controller's own @ExceptionHandler answers, outside this adapter's reach
-					return Mono.empty();
-				}
-				RequestMappingHandlerAdapter handlers = beanFactory.getBeanProvider(RequestMappingHandlerAdapter.class)
-					.getIfAvailable();
-				List<HandlerResultHandler> resultHandlers = beanFactory.getBeanProvider(HandlerResultHandler.class)
-					.orderedStream()
-					.toList();
-				List<WebExceptionHandler> errorHandlers = beanFactory.getBeanProvider(WebExceptionHandler.class)
-					.orderedStream()
-					.toList();
-				CapturingResponse response = new CapturingResponse();
-				ServerWebExchange capturing = this.exchange.mutate().response(response).build();
-				Mono<Void> handled = (handlers != null) ? handlers.handleError(capturing, failure)
-					.flatMap((result) -> resultHandlers.stream()
-						.filter((handler) -> handler.supports(result))
-						.findFirst()
-						.map((handler) -> handler.handleResult(capturing, result))
-						.orElseGet(() -> Mono.error(failure))) : Mono.error(failure);
-				for (WebExceptionHandler errorHandler : errorHandlers) {
-					handled = handled.onErrorResume((ex) -> errorHandler.handle(capturing, ex));
-				}
-				return handled.then(Mono.fromSupplier(response::answer)).onErrorResume((other) -> {
-					if (other != failure) {
-						failure.addSuppressed(other);
-					}
-					return Mono.empty();
-				});
+			private void answered(ExchangeRun run, Throwable failure) {
+				this.response.failed();
+				run.answered(this.response.captured());
 			}
 
 		}

@@ -81,6 +81,36 @@ class HandlerMethodIdempotencyStartTest {
 			.hasStackTraceContaining("a stream has no single response to store and replay"));
 	}
 
+	@Test
+	void aMethodTakingPartsWithoutAPayloadFailsTheStartNamingPayload() {
+		this.web.withUserConfiguration(Uploads.class).run((context) -> assertThat(context).getFailure()
+			.hasStackTraceContaining("UploadController.upload")
+			.hasStackTraceContaining("takes the parts of a multipart request")
+			.hasStackTraceContaining("payload"));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Uploads {
+
+		@Bean
+		UploadController uploadController() {
+			return new UploadController();
+		}
+
+	}
+
+	@RestController
+	static class UploadController {
+
+		@PostMapping("/uploads")
+		@Idempotent
+		String upload(@org.springframework.web.bind.annotation.RequestPart("file")
+				org.springframework.web.multipart.MultipartFile file) {
+			return file.getOriginalFilename();
+		}
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class Streaming {
 

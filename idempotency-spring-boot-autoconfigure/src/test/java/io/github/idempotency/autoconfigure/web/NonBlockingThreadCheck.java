@@ -26,6 +26,8 @@ final class NonBlockingThreadCheck implements IdempotencyStore {
 
 	private final List<String> violations = new CopyOnWriteArrayList<>();
 
+	private final java.util.concurrent.atomic.AtomicInteger claims = new java.util.concurrent.atomic.AtomicInteger();
+
 	NonBlockingThreadCheck(IdempotencyStore delegate) {
 		this.delegate = delegate;
 	}
@@ -36,6 +38,11 @@ final class NonBlockingThreadCheck implements IdempotencyStore {
 	 */
 	List<String> violations() {
 		return List.copyOf(this.violations);
+	}
+
+	/** How many claims were made. */
+	int claims() {
+		return this.claims.get();
 	}
 
 	void clear() {
@@ -51,6 +58,7 @@ final class NonBlockingThreadCheck implements IdempotencyStore {
 	@Override
 	public ClaimResult claim(ClaimRequest request) {
 		check("claim");
+		this.claims.incrementAndGet();
 		ClaimResult result = this.delegate.claim(request);
 		return (result.handle() != null) ? ClaimResult.acquired(result.record(), new Handle(result.handle())) : result;
 	}

@@ -203,6 +203,49 @@ class PlainReactiveWebTestApplication {
 			return new Receipt(id, request.account(), request.amount());
 		}
 
+		@PostMapping("/api-key/payments")
+		@ResponseStatus(HttpStatus.CREATED)
+		@Idempotent
+		Receipt payByApiKey(@RequestBody PaymentRequest request, Principal principal) {
+			return payMine(request, principal);
+		}
+
+		@PostMapping("/receipts")
+		@Idempotent
+		void receipt(@RequestBody PaymentRequest request, ServerHttpResponse response) {
+			String id = run(request.account());
+			// the handler answers by writing the response itself (this thread may block)
+			response.setStatusCode(HttpStatus.CREATED);
+			response.getHeaders().set("Location", "/receipts/" + id);
+			response.getHeaders().setContentType(MediaType.parseMediaType("text/plain;charset=UTF-8"));
+			response.writeWith(Mono.just(response.bufferFactory()
+				.wrap(("receipt " + id).getBytes(java.nio.charset.StandardCharsets.UTF_8)))).block();
+		}
+
+		@PostMapping("/acceptances")
+		@Idempotent
+		Receipt accept(@RequestBody PaymentRequest request, ServerHttpResponse response) {
+			String id = run(request.account());
+			response.setStatusCode(HttpStatus.ACCEPTED);
+			return new Receipt(id, request.account(), request.amount());
+		}
+
+		@PostMapping(path = "/uploads", consumes = MediaType.MULTIPART_FORM_DATA_VALUE)
+		@ResponseStatus(HttpStatus.CREATED)
+		@Idempotent(payload = "#reference")
+		String upload(@org.springframework.web.bind.annotation.RequestPart("reference") String reference,
+				@org.springframework.web.bind.annotation.RequestPart("file")
+				org.springframework.http.codec.multipart.FilePart file) {
+			// this thread may block
+			org.springframework.core.io.buffer.DataBuffer content = org.springframework.core.io.buffer.DataBufferUtils
+				.join(file.content())
+				.block();
+			int size = (content != null) ? content.readableByteCount() : 0;
+			org.springframework.core.io.buffer.DataBufferUtils.release(content);
+			run(reference);
+			return file.filename() + " " + size + " bytes, upload " + this.sequence.incrementAndGet();
+		}
+
 		@PostMapping("/gateway")
 		@Idempotent
 		String gateway(@RequestBody PaymentRequest request) throws InterruptedException {

@@ -103,6 +103,21 @@ class PrincipalScopeTest {
 		}
 
 		@Test
+		void theCallerIsTheOneTheHandlerSeesAfterTheApplicationsOwnFilters() {
+			HttpClients http = new HttpClients(this.port);
+			HttpResponse<byte[]> alice = http.post("/api-key/payments", payment(9), "X-Api-Key", "carol-key",
+					"Idempotency-Key", "k-api");
+			HttpResponse<byte[]> bob = http.post("/api-key/payments", payment(9), "X-Api-Key", "dave-key",
+					"Idempotency-Key", "k-api");
+			assertThat(text(alice)).contains("\"account\":\"carol\"");
+			// dave's request with carol's key is dave's own: never carol's stored receipt
+			assertThat(bob.headers().firstValue("Idempotent-Replayed")).isEmpty();
+			assertThat(text(bob)).contains("\"account\":\"dave\"").doesNotContain("carol");
+			assertThat(this.payments.executions("carol")).isOne();
+			assertThat(this.payments.executions("dave")).isOne();
+		}
+
+		@Test
 		void anonymousRequestsShareOneScopeApartFromTheUsers() {
 			HttpClients http = new HttpClients(this.port);
 			HttpResponse<byte[]> anonymous = http.post("/payments",

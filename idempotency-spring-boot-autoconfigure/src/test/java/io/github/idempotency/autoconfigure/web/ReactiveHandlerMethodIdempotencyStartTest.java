@@ -137,6 +137,37 @@ class ReactiveHandlerMethodIdempotencyStartTest {
 				.hasStackTraceContaining("idempotency.web.reactive.scheduler-threads must be at least 1"));
 	}
 
+	@Test
+	void aMethodTakingPartsWithoutAPayloadFailsTheStartNamingPayload() {
+		this.reactive.withUserConfiguration(UploadHandler.class)
+			.run((context) -> assertThat(context).getFailure()
+				.hasStackTraceContaining("UploadController.upload")
+				.hasStackTraceContaining("takes the parts of a multipart request")
+				.hasStackTraceContaining("payload"));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UploadHandler {
+
+		@Bean
+		UploadController uploadController() {
+			return new UploadController();
+		}
+
+	}
+
+	@RestController
+	static class UploadController {
+
+		@PostMapping("/uploads")
+		@Idempotent
+		Mono<String> upload(@org.springframework.web.bind.annotation.RequestPart("file")
+				Mono<org.springframework.http.codec.multipart.FilePart> file) {
+			return file.map(org.springframework.http.codec.multipart.FilePart::filename);
+		}
+
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class MonoHandler {
 

@@ -85,4 +85,27 @@ class ReactiveWebIdempotencyTest extends WebIdempotencyTest {
 		assertThat(this.payments.executions("left")).isOne();
 	}
 
+
+	@Test
+	void aMultipartUploadWithAPayloadIsAnsweredAndReplayed() {
+		HttpClients http = new HttpClients(this.port);
+		String boundary = "idempotency-boundary";
+		String body = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"reference\"\r\n\r\nup-1\r\n"
+				+ "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"scan.txt\"\r\n"
+				+ "Content-Type: text/plain\r\n\r\nhello scan\r\n--" + boundary + "--\r\n";
+		java.net.http.HttpRequest upload = java.net.http.HttpRequest
+			.newBuilder(java.net.URI.create("http://localhost:" + this.port + "/uploads"))
+			.header("Content-Type", "multipart/form-data; boundary=" + boundary)
+			.header("Idempotency-Key", "k-upload")
+			.POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
+			.build();
+		HttpResponse<byte[]> first = http.send(upload);
+		HttpResponse<byte[]> again = http.send(upload);
+		assertThat(first.statusCode()).isEqualTo(201);
+		assertThat(new String(first.body(), java.nio.charset.StandardCharsets.UTF_8)).startsWith("scan.txt 10 bytes");
+		assertThat(again.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(again.body()).isEqualTo(first.body());
+		assertThat(this.payments.executions("up-1")).isOne();
+	}
+
 }

@@ -89,6 +89,23 @@ class ReactiveWebTestApplication {
 				.build();
 		}
 
+		/**
+		 * The application's own authentication, without an order: a request with an
+		 * {@code X-Api-Key} is the caller the key names, set on the exchange the handler
+		 * sees after every filter.
+		 */
+		@Bean
+		org.springframework.web.server.WebFilter apiKeys() {
+			return (exchange, chain) -> {
+				String key = exchange.getRequest().getHeaders().getFirst("X-Api-Key");
+				if (key == null) {
+					return chain.filter(exchange);
+				}
+				Principal caller = () -> key.replace("-key", "");
+				return chain.filter(exchange.mutate().principal(Mono.just(caller)).build());
+			};
+		}
+
 		@Bean
 		MapReactiveUserDetailsService users() {
 			return new MapReactiveUserDetailsService(
@@ -320,11 +337,64 @@ class ReactiveWebTestApplication {
 			}).subscribeOn(Schedulers.boundedElastic());
 		}
 
+		@PostMapping("/api-key/payments")
+		@ResponseStatus(HttpStatus.CREATED)
+		@Idempotent
+		Mono<Receipt> payByApiKey(@RequestBody PaymentRequest request, Principal principal) {
+			return payMine(request, principal);
+		}
+
+		@PostMapping("/receipts")
+		@Idempotent
+		Mono<Void> receipt(@RequestBody PaymentRequest request, ServerHttpResponse response) {
+			return Mono.defer(() -> {
+				String id = run(request.account());
+				// the handler answers by writing the response itself
+				response.setStatusCode(HttpStatus.CREATED);
+				response.getHeaders().set("Location", "/receipts/" + id);
+				response.getHeaders().setContentType(MediaType.parseMediaType("text/plain;charset=UTF-8"));
+				return response.writeWith(Mono.just(response.bufferFactory()
+					.wrap(("receipt " + id).getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+			});
+		}
+
+		@PostMapping("/acceptances")
+		@Idempotent
+		Mono<Receipt> accept(@RequestBody PaymentRequest request, ServerHttpResponse response) {
+			return Mono.fromSupplier(() -> {
+				String id = run(request.account());
+				response.setStatusCode(HttpStatus.ACCEPTED);
+				return new Receipt(id, request.account(), request.amount());
+			});
+		}
+
 		@PostMapping("/gateway")
 		@Idempotent
 		Mono<String> gateway(@RequestBody PaymentRequest request) {
 			// a payment gateway's call that blocks the thread that subscribes
 			return Mono.fromCallable(() -> held(request));
+		}
+
+		@PostMapping(path = "/uploads", consumes = MediaType.MULTIPART_FORM_DATA_VALUE)
+		@ResponseStatus(HttpStatus.CREATED)
+		@Idempotent(payload = "#reference")
+		Mono<String> upload(@org.springframework.web.bind.annotation.RequestPart("reference") String reference,
+				@org.springframework.web.bind.annotation.RequestPart("file")
+				Mono<org.springframework.http.codec.multipart.FilePart> file) {
+			return file.flatMap((part) -> org.springframework.core.io.buffer.DataBufferUtils.join(part.content())
+				.map((content) -> {
+					int size = content.readableByteCount();
+					org.springframework.core.io.buffer.DataBufferUtils.release(content);
+					run(reference);
+					return part.filename() + " " + size + " bytes, upload " + this.sequence.incrementAndGet();
+				}));
+		}
+
+		@PostMapping("/settlements")
+		@Idempotent
+		Mono<String> settle(@RequestBody PaymentRequest request) {
+			// a slow run that holds no thread of the application's while it waits
+			return Mono.fromCallable(() -> held(request)).subscribeOn(Schedulers.boundedElastic());
 		}
 
 		@PostMapping("/slow")

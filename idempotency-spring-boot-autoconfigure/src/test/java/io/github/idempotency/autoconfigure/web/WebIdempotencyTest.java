@@ -421,6 +421,29 @@ class WebIdempotencyTest {
 	}
 
 
+	@Test
+	void aHandlerThatWritesTheResponseItselfIsReplayedByteForByte() {
+		HttpResponse<byte[]> first = http().post("/receipts", payment("writer", 5), "Idempotency-Key", "k-writer");
+		HttpResponse<byte[]> replay = http().post("/receipts", payment("writer", 5), "Idempotency-Key", "k-writer");
+		assertThat(first.statusCode()).isEqualTo(201);
+		assertThat(text(first)).startsWith("receipt pay-");
+		assertThat(replay.statusCode()).isEqualTo(201);
+		assertThat(replay.body()).isEqualTo(first.body());
+		assertThat(HttpClients.headers(replay, "Idempotent-Replayed")).isEqualTo(HttpClients.headers(first));
+		assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+		assertThat(this.payments.executions("writer")).isOne();
+	}
+
+	@Test
+	void aStatusSetOnTheResponseBesideAReturnedBodyIsReplayed() {
+		HttpResponse<byte[]> first = http().post("/acceptances", payment("accepted", 5), "Idempotency-Key", "k-202");
+		HttpResponse<byte[]> replay = http().post("/acceptances", payment("accepted", 5), "Idempotency-Key", "k-202");
+		assertThat(first.statusCode()).isEqualTo(202);
+		assertThat(replay.statusCode()).isEqualTo(202);
+		assertThat(replay.body()).isEqualTo(first.body());
+		assertThat(this.payments.executions("accepted")).isOne();
+	}
+
 	/** When a client goes away, against the handler's blocking work. */
 	enum Disconnect {
 

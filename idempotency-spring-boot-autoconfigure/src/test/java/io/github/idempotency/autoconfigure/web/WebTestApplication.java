@@ -55,6 +55,37 @@ class WebTestApplication {
 	@Configuration(proxyBeanMethods = false)
 	static class Security {
 
+		/**
+		 * The application's own authentication, without an order: a request with an
+		 * {@code X-Api-Key} is the caller the key names.
+		 */
+		@Bean
+		jakarta.servlet.Filter apiKeys() {
+			return new org.springframework.web.filter.OncePerRequestFilter() {
+
+				@Override
+				protected void doFilterInternal(jakarta.servlet.http.HttpServletRequest request,
+						HttpServletResponse response, jakarta.servlet.FilterChain chain)
+						throws jakarta.servlet.ServletException, java.io.IOException {
+					String key = request.getHeader("X-Api-Key");
+					if (key == null) {
+						chain.doFilter(request, response);
+						return;
+					}
+					Principal caller = () -> key.replace("-key", "");
+					chain.doFilter(new jakarta.servlet.http.HttpServletRequestWrapper(request) {
+
+						@Override
+						public Principal getUserPrincipal() {
+							return caller;
+						}
+
+					}, response);
+				}
+
+			};
+		}
+
 		@Bean
 		SecurityFilterChain securityFilterChain(HttpSecurity http) {
 			return http.authorizeHttpRequests((requests) -> requests.requestMatchers("/me/**")
@@ -297,6 +328,13 @@ class WebTestApplication {
 			String id = run(request.account());
 			response.setStatus(HttpServletResponse.SC_ACCEPTED);
 			return new Receipt(id, request.account(), request.amount());
+		}
+
+		@PostMapping("/api-key/payments")
+		@ResponseStatus(HttpStatus.CREATED)
+		@Idempotent
+		Receipt payByApiKey(@RequestBody PaymentRequest request, Principal principal) {
+			return payMine(request, principal);
 		}
 
 		@PostMapping("/gateway")
