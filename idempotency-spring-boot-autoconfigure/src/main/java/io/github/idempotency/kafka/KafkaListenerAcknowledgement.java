@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.internal.InvalidIdempotentMethodException;
 import io.github.idempotency.internal.RedeliveryRequested;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -133,10 +134,10 @@ public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Or
 				acknowledging.manual()[0] = manual;
 			}
 			if (manual && listener.problem() != null) {
-				throw new IllegalStateException("@Idempotent on " + ClassUtils.getUserClass(listener.targetClass())
-					.getName() + "." + listener.method().getName() + " cannot work: its @KafkaListener acknowledges "
-						+ "by hand (AckMode." + mode + "), but a record the starter answers without running it (a "
-						+ "duplicate) could not be acknowledged: " + listener.problem());
+				throw new InvalidIdempotentMethodException(ClassUtils.getUserClass(listener.targetClass()).getName()
+						+ "." + listener.method().getName(), "its @KafkaListener acknowledges by hand (AckMode." + mode
+						+ "), but a record the starter answers without running it (a duplicate) could not be "
+						+ "acknowledged", listener.problem(), null);
 			}
 		}
 	}
