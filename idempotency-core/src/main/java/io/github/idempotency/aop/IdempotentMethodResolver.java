@@ -208,9 +208,9 @@ public final class IdempotentMethodResolver {
 
 	private Expression parse(String attribute, String expression, Method method, Idempotent annotation) {
 		if (!StringUtils.hasText(expression)) {
-			throw new MethodProblem("'" + attribute + "' must not be empty"
-					+ ("key".equals(attribute) ? " (only a Spring MVC handler method takes its key from a request header)"
-							: ""), "give it a SpEL expression on the method's parameters, such as #p0.id");
+			throw new MethodProblem("'" + attribute + "' must not be empty" + ("key".equals(attribute)
+					? " (only an HTTP handler method, Spring MVC or WebFlux, takes its key from a request header)" : ""),
+					"give it a SpEL expression on the method's parameters, such as #p0.id");
 		}
 		Expression parsed;
 		try {

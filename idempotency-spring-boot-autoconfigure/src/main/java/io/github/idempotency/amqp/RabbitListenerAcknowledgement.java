@@ -102,8 +102,8 @@ public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, O
 		}
 		else {
 			if (!StringUtils.hasText(annotation.key())) {
-				throw new IllegalArgumentException("'key' must not be empty (only a Spring MVC handler method takes "
-						+ "its key from a request header)");
+				throw new IllegalArgumentException("'key' must not be empty (only an HTTP handler method, Spring MVC or "
+						+ "WebFlux, takes its key from a request header)");
 			}
 			adaptation = new Settling(channel, tag, message, new boolean[1]);
 		}

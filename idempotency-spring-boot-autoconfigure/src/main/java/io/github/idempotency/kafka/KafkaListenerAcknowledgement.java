@@ -94,8 +94,8 @@ public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Or
 		Adaptation adaptation = null;
 		if (acknowledgment >= 0 || (consumer >= 0 && record >= 0 && !batch)) {
 			if (!StringUtils.hasText(annotation.key())) {
-				throw new IllegalArgumentException("'key' must not be empty (only a Spring MVC handler method takes "
-						+ "its key from a request header)");
+				throw new IllegalArgumentException("'key' must not be empty (only an HTTP handler method, Spring MVC or "
+						+ "WebFlux, takes its key from a request header)");
 			}
 			adaptation = (acknowledgment < 0) ? new Acknowledging(-1, consumer, record, new boolean[1])
 					: batch ? new BatchAcknowledging(acknowledgment) : new Acknowledging(acknowledgment, -1, -1, null);
