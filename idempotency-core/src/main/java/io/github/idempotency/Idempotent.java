@@ -35,9 +35,9 @@ public @interface Idempotent {
 	 * U+FFFD followed by their base64url form (text that begins with U+FFFD gets a second
 	 * one), so that two different keys never meet.
 	 * <p>
-	 * Required, except on a Spring MVC handler method (a {@code @RequestMapping} method of a
-	 * {@code @Controller}), where an empty key means the {@code Idempotency-Key} request
-	 * header ({@code idempotency.web.key-header}). Any other method without a key fails the
+	 * Required, except on an HTTP handler method (Spring MVC or WebFlux: a
+	 * {@code @RequestMapping} method of a {@code @Controller}), where an empty key means the
+	 * {@code Idempotency-Key} request header ({@code idempotency.web.key-header}). Any other method without a key fails the
 	 * application's start.
 	 * @return the key expression
 	 */
@@ -55,8 +55,8 @@ public @interface Idempotent {
 	/**
 	 * SpEL expression for what is fingerprinted (SHA-256), so that a key reused with a
 	 * different payload is caught ({@link IdempotencyKeyReusedException}). Empty: no
-	 * fingerprint, except on a Spring MVC handler method, where empty means the request's
-	 * method, path and body.
+	 * fingerprint, except on an HTTP handler method (Spring MVC or WebFlux), where empty means
+	 * the request's method, path and body.
 	 * @return the payload expression
 	 */
 	String payload() default "";

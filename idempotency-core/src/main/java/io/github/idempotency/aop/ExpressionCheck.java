@@ -50,9 +50,9 @@ final class ExpressionCheck {
 	 * @param method the annotated method
 	 * @param parameterNames the names of its parameters, when they can be discovered
 	 * @param batch whether the method is a batch method ({@code #item}, {@code #index})
-	 * @return the reason, or {@code null} when nothing certain is wrong
+	 * @return the reason and how to correct it, or {@code null} when nothing certain is wrong
 	 */
-	static @Nullable String problem(Expression expression, Method method, @Nullable String @Nullable [] parameterNames,
+	static @Nullable MethodProblem problem(Expression expression, Method method, @Nullable String @Nullable [] parameterNames,
 			boolean batch) {
 		if (!(expression instanceof SpelExpression spel)) {
 			return null;
@@ -74,29 +74,30 @@ final class ExpressionCheck {
 			variables.put("a" + i, types[i]);
 			parameters.add(((name != null) ? "#" + name + " (#p" + i + ", #a" + i + ")" : "#p" + i + " (#a" + i + ")"));
 		}
-		String known = parameters.isEmpty() ? "it has no parameters"
-				: "its parameters are " + String.join(", ", parameters) + ((parameterNames != null) ? ""
+		String known = parameters.isEmpty() ? "the method has no parameters: use an expression that needs none"
+				: "name one of its parameters: " + String.join(", ", parameters) + ((parameterNames != null) ? ""
 						: "; their names are not known: compile with -parameters to refer to them by name");
 		SpelNode ast = spel.getAST();
 		return check(ast, new Scope(variables, !assigns(ast), known));
 	}
 
-	private static @Nullable String check(SpelNode node, Scope scope) {
+	private static @Nullable MethodProblem check(SpelNode node, Scope scope) {
 		if (node instanceof VariableReference variable && scope.checkNames()) {
 			String name = name(variable);
 			if (!name.equals("this") && !name.equals("root") && !scope.variables().containsKey(name)) {
-				return "#" + name + " is not a parameter of the method, so it would always be null; " + scope.known();
+				return new MethodProblem("#" + name + " is not a parameter of the method, so it would always be null",
+						scope.known());
 			}
 		}
 		if (node instanceof CompoundExpression && node.getChildCount() > 1
 				&& node.getChild(0) instanceof VariableReference variable) {
-			String problem = member(name(variable), node.getChild(1), scope);
+			MethodProblem problem = member(name(variable), node.getChild(1), scope);
 			if (problem != null) {
 				return problem;
 			}
 		}
 		for (int i = 0; i < node.getChildCount(); i++) {
-			String problem = check(node.getChild(i), scope);
+			MethodProblem problem = check(node.getChild(i), scope);
 			if (problem != null) {
 				return problem;
 			}
@@ -104,7 +105,7 @@ final class ExpressionCheck {
 		return null;
 	}
 
-	private static @Nullable String member(String variable, SpelNode next, Scope scope) {
+	private static @Nullable MethodProblem member(String variable, SpelNode next, Scope scope) {
 		Class<?> declared = scope.variables().get(variable);
 		if (declared == null) {
 			return null;
@@ -113,19 +114,20 @@ final class ExpressionCheck {
 		if (type == Object.class || type.isInterface() || type.isArray() || Modifier.isAbstract(type.getModifiers())) {
 			return null;
 		}
+		String fix = "correct the expression to what " + ClassUtils.getShortName(type)
+				+ " has, or declare the parameter as the type it reads";
 		if (next instanceof PropertyOrFieldReference property && !PROPERTIES.canRead(type, property.getName())) {
-			return "#" + variable + "." + property.getName() + " cannot be read: the parameter is declared as "
-					+ type.getName() + ", which has no property '" + property.getName() + "' (no get"
-					+ capitalize(property.getName()) + "(), is" + capitalize(property.getName()) + "() or "
-					+ property.getName() + "() method, no public field); correct the expression to what "
-					+ ClassUtils.getShortName(type) + " has, or declare the parameter as the type it reads";
+			return new MethodProblem("#" + variable + "." + property.getName()
+					+ " cannot be read: the parameter is declared as " + type.getName() + ", which has no property '"
+					+ property.getName() + "' (no get" + capitalize(property.getName()) + "(), is"
+					+ capitalize(property.getName()) + "() or " + property.getName() + "() method, no public field)",
+					fix);
 		}
 		if (next instanceof MethodReference call
 				&& Arrays.stream(type.getMethods()).noneMatch((method) -> method.getName().equals(call.getName()))) {
-			return "#" + variable + "." + call.getName() + "(...) cannot be called: the parameter is declared as "
-					+ type.getName() + ", which has no public method '" + call.getName()
-					+ "'; correct the expression to what " + ClassUtils.getShortName(type)
-					+ " has, or declare the parameter as the type it reads";
+			return new MethodProblem("#" + variable + "." + call.getName()
+					+ "(...) cannot be called: the parameter is declared as " + type.getName()
+					+ ", which has no public method '" + call.getName() + "'", fix);
 		}
 		return null;
 	}
@@ -156,7 +158,7 @@ final class ExpressionCheck {
 	 *
 	 * @param variables each variable's declared type
 	 * @param checkNames whether a name that is not among them is an error
-	 * @param known the parameters, described for a message
+	 * @param known which names there are, said as how to correct an unknown one
 	 */
 	private record Scope(Map<String, Class<?>> variables, boolean checkNames, String known) {
 

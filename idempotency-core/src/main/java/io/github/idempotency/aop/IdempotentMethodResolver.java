@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.internal.BatchFailures;
 import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.internal.InvalidIdempotentMethodException;
 import io.github.idempotency.internal.OperationDefinition;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
@@ -37,7 +38,7 @@ import org.springframework.util.StringUtils;
  * durations and prepares its operation with the engine. A method that cannot work (a
  * malformed expression, one that names no parameter or reads what the parameter's declared
  * class does not have, a bad duration, a result type Jackson cannot round-trip) fails with
- * an {@link IllegalStateException} that names it.
+ * an {@link InvalidIdempotentMethodException} that names it.
  */
 public final class IdempotentMethodResolver {
 
@@ -155,8 +156,11 @@ public final class IdempotentMethodResolver {
 			return new IdempotentMethod(method, this.engine.prepare(definition), key, payload, adaptation,
 					batchParameter(method, annotation.batch()));
 		}
+		catch (MethodProblem ex) {
+			throw new InvalidIdempotentMethodException(name, ex.problem(), ex.fix(), ex);
+		}
 		catch (RuntimeException ex) {
-			throw new IllegalStateException("@Idempotent on " + name + " cannot work: " + ex.getMessage(), ex);
+			throw new InvalidIdempotentMethodException(name, String.valueOf(ex.getMessage()), null, ex);
 		}
 	}
 
@@ -204,23 +208,22 @@ public final class IdempotentMethodResolver {
 
 	private Expression parse(String attribute, String expression, Method method, Idempotent annotation) {
 		if (!StringUtils.hasText(expression)) {
-			throw new IllegalArgumentException("'" + attribute + "' must not be empty"
-					+ ("key".equals(attribute) ? " (only a Spring MVC handler method takes its key from a request header)"
-							: ""));
+			throw new MethodProblem("'" + attribute + "' must not be empty" + ("key".equals(attribute)
+					? " (only an HTTP handler method, Spring MVC or WebFlux, takes its key from a request header)" : ""),
+					"give it a SpEL expression on the method's parameters, such as #p0.id");
 		}
 		Expression parsed;
 		try {
 			parsed = this.parser.parseExpression(expression);
 		}
 		catch (ParseException ex) {
-			throw new IllegalArgumentException("'" + attribute + "' is not a valid SpEL expression: " + ex.getMessage(),
-					ex);
+			throw new MethodProblem("'" + attribute + "' is not a valid SpEL expression: " + ex.getMessage(),
+					"correct its syntax", ex);
 		}
-		String problem = ExpressionCheck.problem(parsed, method, this.parameterNames.getParameterNames(method),
+		MethodProblem problem = ExpressionCheck.problem(parsed, method, this.parameterNames.getParameterNames(method),
 				StringUtils.hasText(annotation.batch()));
 		if (problem != null) {
-			throw new IllegalArgumentException("'" + attribute + "' = " + expression + ": "
-					+ problem);
+			throw problem.of("'" + attribute + "' = " + expression + ": ");
 		}
 		return parsed;
 	}

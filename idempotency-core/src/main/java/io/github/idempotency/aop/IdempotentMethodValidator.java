@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.util.Map;
 
 import io.github.idempotency.Idempotent;
+import io.github.idempotency.internal.InvalidIdempotentMethodException;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanCreationException;
@@ -18,7 +19,8 @@ import org.springframework.util.ClassUtils;
  * Resolves every {@link Idempotent} method of a bean when the bean is created, so a
  * malformed expression, one that cannot work on the parameters' declared types, an
  * unusable result type or an idempotency advice placed outside the method's transaction
- * advice fails the application's start, naming the method, instead of the first call.
+ * advice fails the application's start, naming the method, instead of the first call: a
+ * {@link BeanCreationException} caused by an {@link InvalidIdempotentMethodException}.
  */
 public final class IdempotentMethodValidator implements BeanPostProcessor {
 
@@ -44,10 +46,12 @@ public final class IdempotentMethodValidator implements BeanPostProcessor {
 			catch (IllegalStateException ex) {
 				throw new BeanCreationException(beanName, ex.getMessage(), ex);
 			}
-			String problem = TransactionAdvisorOrder.problem(bean, method, targetClass);
+			MethodProblem problem = TransactionAdvisorOrder.problem(bean, method, targetClass);
 			if (problem != null) {
-				throw new BeanCreationException(beanName, "@Idempotent on " + ClassUtils.getUserClass(targetClass)
-					.getName() + "." + method.getName() + " cannot work: " + problem);
+				InvalidIdempotentMethodException invalid = new InvalidIdempotentMethodException(
+						ClassUtils.getUserClass(targetClass).getName() + "." + method.getName(), problem.problem(),
+						problem.fix(), null);
+				throw new BeanCreationException(beanName, invalid.getMessage(), invalid);
 			}
 		}
 		return bean;

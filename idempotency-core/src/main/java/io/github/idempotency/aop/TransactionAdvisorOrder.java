@@ -29,9 +29,9 @@ final class TransactionAdvisorOrder {
 	 * @param bean the bean, a proxy when it is advised
 	 * @param method the {@code @Idempotent} method
 	 * @param targetClass the bean's class
-	 * @return the reason, or {@code null} when the order is right
+	 * @return the reason and how to correct it, or {@code null} when the order is right
 	 */
-	static @Nullable String problem(Object bean, Method method, Class<?> targetClass) {
+	static @Nullable MethodProblem problem(Object bean, Method method, Class<?> targetClass) {
 		if (!TRANSACTIONS_PRESENT || !(bean instanceof Advised advised)) {
 			return null;
 		}
@@ -40,12 +40,12 @@ final class TransactionAdvisorOrder {
 			if (advisors[i] instanceof IdempotentAdvisor idempotent && !idempotent.isForHandlerMethods()) {
 				for (int j = i + 1; j < advisors.length; j++) {
 					if (isTransactionAdvice(advisors[j], method, targetClass)) {
-						return "its idempotency advice (order " + idempotent.getOrder()
+						return new MethodProblem("its idempotency advice (order " + idempotent.getOrder()
 								+ ") runs outside its transaction advice (order " + order(advisors[j])
-								+ "), so the claim would not be part of the method's transaction; give "
+								+ "), so the claim would not be part of the method's transaction", "give "
 								+ "idempotency.aspect-order a lower precedence (a higher number) than the "
 								+ "transaction advisor's, or the transaction advisor a higher precedence "
-								+ "(@EnableTransactionManagement(order = ...))";
+								+ "(@EnableTransactionManagement(order = ...))");
 					}
 				}
 			}

@@ -12,7 +12,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -57,11 +59,17 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
- * The engine's protocol, row by row of the claim-outcome table, on the memory store.
+ * The engine's protocol, row by row of the claim-outcome table, on the memory store. Two
+ * times, each moved by hand: the engine's ({@code time}: its waits, retries and renewals),
+ * moved only by a test that waits or retries, and the store's clock ({@code clock}: its
+ * leases), moved by a test whose lease runs out; so no test depends on how fast the machine
+ * is, and each moves only the time it is about.
  */
 class IdempotencyEngineTest {
 
 	private static final String WORKFLOW = "payment";
+
+	private final ManualTime time = new ManualTime(Instant.parse("2026-01-01T00:00:00Z"));
 
 	private final ManualTime clock = new ManualTime(Instant.parse("2026-01-01T00:00:00Z"));
 
@@ -85,11 +93,74 @@ class IdempotencyEngineTest {
 	}
 
 	private IdempotencyEngine engine(IdempotencyStore store, EngineSettings settings) {
+		return engine(store, settings, this.time);
+	}
+
+	private IdempotencyEngine engine(IdempotencyStore store, EngineSettings settings, EngineTime time) {
 		return IdempotencyEngine.builder(store, this.jsonMapper)
 			.settings(settings)
 			.observer(new MicrometerIdempotencyObserver(this.registry, store.backend()))
 			.keyConverters(List.of(IdempotencyKeysTest.Header.CONVERTER))
+			.time(time)
 			.build();
+	}
+
+	/**
+	 * Calls on another thread, moving the engine's time on a millisecond at a time while
+	 * that call waits on it, until it ends.
+	 * @return what the call returned
+	 * @throws Throwable what it threw
+	 */
+	private @Nullable Object onEngineTime(Call call) throws Throwable {
+		CompletableFuture<@Nullable Object> result = CompletableFuture.supplyAsync(() -> {
+			try {
+				return call.run();
+			}
+			catch (Throwable ex) {
+				throw new CompletionException(ex);
+			}
+		});
+		awaitOnEngineTime(result);
+		try {
+			return result.join();
+		}
+		catch (CompletionException ex) {
+			throw ex.getCause();
+		}
+	}
+
+	/**
+	 * Moves the engine's time on a millisecond at a time, only while a thread waits on it,
+	 * until {@code call} ends: a wait or a retry takes as long in the engine's time as the
+	 * engine meant, and only as long in real time as the machine needs.
+	 */
+	private void awaitOnEngineTime(Future<?> call) {
+		while (!call.isDone()) {
+			await().atMost(Duration.ofSeconds(30))
+				.pollInterval(Duration.ofMillis(1))
+				.until(() -> this.time.sleepers() > 0 || call.isDone());
+			if (this.time.sleepers() > 0) {
+				this.time.advance(Duration.ofMillis(1));
+			}
+		}
+	}
+
+	/**
+	 * Moves the engine's time on a millisecond at a time, running its retries on this
+	 * thread, until {@code result} is settled.
+	 */
+	private void advanceUntilDone(Future<?> result) {
+		for (int millis = 0; !result.isDone(); millis++) {
+			assertThat(millis).as("milliseconds of engine time").isLessThan(60_000);
+			this.time.advance(Duration.ofMillis(1));
+		}
+	}
+
+	@FunctionalInterface
+	private interface Call {
+
+		@Nullable Object run() throws Throwable;
+
 	}
 
 	private IdempotentOperation operation(java.lang.reflect.Type resultType) {
@@ -325,8 +396,9 @@ class IdempotencyEngineTest {
 			await().atMost(Duration.ofSeconds(10)).until(() -> counter(IdempotencyMeters.CONFLICTS) == 1);
 			assertThat(second).isNotDone();
 			finish.countDown();
-			assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(new Receipt("first", 1));
 			assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(new Receipt("first", 1));
+			awaitOnEngineTime(second);
+			assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(new Receipt("first", 1));
 			assertThat(IdempotencyEngineTest.this.runs).hasValue(0);
 			assertThat(requests(Outcome.HIT)).isOne();
 			assertThat(requests(Outcome.CONFLICT)).isZero();
@@ -354,6 +426,7 @@ class IdempotencyEngineTest {
 			await().atMost(Duration.ofSeconds(10)).until(() -> counter(IdempotencyMeters.CONFLICTS) == 1);
 			finish.countDown();
 			assertThat(first.get(10, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
+			awaitOnEngineTime(second);
 			assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(new Receipt("r-1", 42));
 		}
 
@@ -368,11 +441,11 @@ class IdempotencyEngineTest {
 			IdempotentOperation wait = operation(Receipt.class);
 			CompletableFuture<Object> first = runBlocked(wait, running, finish);
 			try {
-				long start = System.nanoTime();
+				long start = IdempotencyEngineTest.this.time.nanoTime();
 				assertThatExceptionOfType(IdempotencyInProgressException.class)
-					.isThrownBy(() -> charge(wait, "k1", "p"));
-				assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(150),
-						Duration.ofSeconds(5));
+					.isThrownBy(() -> onEngineTime(() -> charge(wait, "k1", "p")));
+				assertThat(Duration.ofNanos(IdempotencyEngineTest.this.time.nanoTime() - start))
+					.isEqualTo(Duration.ofMillis(200));
 				assertThat(IdempotencyEngineTest.this.store.calls("claim")).isGreaterThan(2);
 				assertThat(requests(Outcome.CONFLICT)).isOne();
 			}
@@ -568,7 +641,7 @@ class IdempotencyEngineTest {
 		void aStoreErrorIsRetriedUntilTheResultIsStoredSoTheRedeliveryIsADuplicate() throws Throwable {
 			this.store.failCalls("complete", 3);
 			IdempotentOperation operation = operation(null);
-			assertThat(charge(operation, "k1", "p")).isEqualTo(new Receipt("r-1", 42));
+			assertThat(onEngineTime(() -> charge(operation, "k1", "p"))).isEqualTo(new Receipt("r-1", 42));
 			assertThat(this.store.calls("complete")).isEqualTo(4);
 			assertThat(IdempotencyEngineTest.this.registry.timer(IdempotencyMeters.STORE, "backend", "memory",
 					"operation", "complete", "result", "error").count()).isEqualTo(3);
@@ -583,7 +656,7 @@ class IdempotencyEngineTest {
 		@Test
 		void aResultStoredWhoseAnswerWasLostIsNotReportedAsALostLease() throws Throwable {
 			this.store.loseAnswers("complete", 1);
-			assertThat(charge(operation(null), "k1", "p")).isEqualTo(new Receipt("r-1", 42));
+			assertThat(onEngineTime(() -> charge(operation(null), "k1", "p"))).isEqualTo(new Receipt("r-1", 42));
 			assertThat(this.store.calls("complete")).isEqualTo(2);
 			assertThat(counter(IdempotencyMeters.LEASE_LOST)).isZero();
 			assertThat(this.store.find(new RecordId(WORKFLOW, "k1")).orElseThrow().response())
@@ -594,15 +667,17 @@ class IdempotencyEngineTest {
 		void aRetryAfterAnotherRunTookTheKeyOverAndCompletedItIsALostLease() {
 			RecordId id = new RecordId(WORKFLOW, "k1");
 			assertThatExceptionOfType(IdempotencyLeaseLostException.class)
-				.isThrownBy(() -> IdempotencyEngineTest.this.engine.execute(operation(null), "k1", "p", () -> {
-					// this run stalls past its lease; another one takes the key over and completes it
-					IdempotencyEngineTest.this.clock.advance(Duration.ofMinutes(1));
-					this.store.claim(new ClaimRequest(id, "elsewhere", null, Duration.ofSeconds(30),
-							Duration.ofDays(1))).acquiredHandle().complete("{\"id\":\"r-elsewhere\",\"amount\":42}");
-					// and this run's first attempt to store its result fails
-					this.store.failCalls("complete", 1);
-					return new Receipt("r-1", 42);
-				}));
+				.isThrownBy(() -> onEngineTime(() -> IdempotencyEngineTest.this.engine.execute(operation(null), "k1", "p",
+						() -> {
+							// this run stalls past its lease; another one takes the key over and completes it
+							IdempotencyEngineTest.this.clock.advance(Duration.ofMinutes(1));
+							this.store.claim(new ClaimRequest(id, "elsewhere", null, Duration.ofSeconds(30),
+									Duration.ofDays(1))).acquiredHandle()
+								.complete("{\"id\":\"r-elsewhere\",\"amount\":42}");
+							// and this run's first attempt to store its result fails
+							this.store.failCalls("complete", 1);
+							return new Receipt("r-1", 42);
+						})));
 			IdempotencyRecord record = this.store.find(id).orElseThrow();
 			assertThat(record.owner()).isEqualTo("elsewhere");
 			assertThat(record.response()).contains("r-elsewhere");
@@ -612,7 +687,7 @@ class IdempotencyEngineTest {
 		void retriesEndWithTheLeaseAndTheErrorIsThrown() {
 			this.store.failCalls("complete", Integer.MAX_VALUE);
 			assertThatExceptionOfType(IdempotencyStoreException.class)
-				.isThrownBy(() -> charge(operation(Duration.ofMillis(50)), "k1", "p"))
+				.isThrownBy(() -> onEngineTime(() -> charge(operation(Duration.ofMillis(50)), "k1", "p")))
 				.withMessageContaining("could not be stored")
 				.havingCause()
 				.withMessage("connection reset");
@@ -663,9 +738,12 @@ class IdempotencyEngineTest {
 					"k1", "p", () -> pending);
 			// the thread that settles the result is not held by the retries
 			assertTimeoutPreemptively(Duration.ofSeconds(10), () -> pending.complete(new Receipt("r-1", 42)));
-			await().atMost(Duration.ofSeconds(10)).until(() -> this.store.calls("complete") > 1);
+			// the first retry comes within 5 ms, the second not before 7.5 ms
+			IdempotencyEngineTest.this.time.advance(Duration.ofMillis(5));
+			assertThat(this.store.calls("complete")).isEqualTo(2);
 			assertThat(result).isNotDone();
 			this.store.failCalls("complete", 0);
+			advanceUntilDone(result);
 			assertThat(result).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(new Receipt("r-1", 42));
 			assertThat(this.store.find(new RecordId(WORKFLOW, "k1")).orElseThrow().status())
 				.isEqualTo(RecordStatus.COMPLETED);
@@ -679,6 +757,9 @@ class IdempotencyEngineTest {
 
 		@Test
 		void manyAsynchronousResultsWaitingForTheStoreShareTwoThreads() throws Throwable {
+			// on the system's time: its threads are what this is about
+			IdempotencyEngineTest.this.engine.close();
+			IdempotencyEngineTest.this.engine = engine(this.store, EngineSettings.defaults(), EngineTime.system());
 			this.store.failCalls("complete", Integer.MAX_VALUE);
 			IdempotentOperation operation = asyncOperation(null);
 			// other engines' schedulers, closed but not gone yet, are not this one's
@@ -707,6 +788,7 @@ class IdempotencyEngineTest {
 				.completedFuture(new Receipt("r-" + IdempotencyEngineTest.this.runs.incrementAndGet(), 42));
 			CompletableFuture<?> result = (CompletableFuture<?>) IdempotencyEngineTest.this.engine.execute(operation,
 					"k1", "p", charge);
+			advanceUntilDone(result);
 			assertThat(result).failsWithin(Duration.ofSeconds(10))
 				.withThrowableOfType(java.util.concurrent.ExecutionException.class)
 				.withCauseInstanceOf(IdempotencyStoreException.class);
@@ -757,7 +839,8 @@ class IdempotencyEngineTest {
 		void aStoreErrorIsRetriedUntilTheFailureIsRecordedSoTheRedeliveryReplaysIt() {
 			this.store.failCalls("fail", 3);
 			IdempotentOperation operation = operation(Receipt.class, null);
-			assertThatExceptionOfType(CardDeclinedException.class).isThrownBy(() -> decline(operation))
+			assertThatExceptionOfType(CardDeclinedException.class)
+				.isThrownBy(() -> onEngineTime(() -> decline(operation)))
 				.withMessage("declined: 1")
 				.satisfies((ex) -> assertThat(ex.getSuppressed()).isEmpty());
 			assertThat(this.store.calls("fail")).isEqualTo(4);
@@ -772,7 +855,8 @@ class IdempotencyEngineTest {
 		@Test
 		void aFailureRecordedWhoseAnswerWasLostIsNotReportedAsALostLease() {
 			this.store.loseAnswers("fail", 1);
-			assertThatExceptionOfType(CardDeclinedException.class).isThrownBy(() -> decline(operation(Receipt.class, null)))
+			assertThatExceptionOfType(CardDeclinedException.class)
+				.isThrownBy(() -> onEngineTime(() -> decline(operation(Receipt.class, null))))
 				.satisfies((ex) -> assertThat(ex.getSuppressed()).isEmpty());
 			assertThat(this.store.calls("fail")).isEqualTo(2);
 			assertThat(counter(IdempotencyMeters.LEASE_LOST)).isZero();
@@ -782,8 +866,8 @@ class IdempotencyEngineTest {
 		@Test
 		void aRetryAfterAnotherRunTookTheKeyOverAndFailedItIsALostLease() {
 			assertThatExceptionOfType(CardDeclinedException.class)
-				.isThrownBy(() -> IdempotencyEngineTest.this.engine.execute(operation(Receipt.class, null), "k1", "p",
-						() -> {
+				.isThrownBy(() -> onEngineTime(() -> IdempotencyEngineTest.this.engine
+					.execute(operation(Receipt.class, null), "k1", "p", () -> {
 							// this run stalls past its lease; another one takes the key over and fails it
 							IdempotencyEngineTest.this.clock.advance(Duration.ofMinutes(1));
 							this.store.claim(new ClaimRequest(this.id, "elsewhere", null, Duration.ofSeconds(30),
@@ -791,7 +875,7 @@ class IdempotencyEngineTest {
 							// and this run's first attempt to record its failure fails
 							this.store.failCalls("fail", 1);
 							throw new CardDeclinedException("declined: 1");
-						}))
+						})))
 				.satisfies((ex) -> assertThat(ex.getSuppressed()).singleElement()
 					.isInstanceOf(IdempotencyLeaseLostException.class));
 			IdempotencyRecord record = this.store.find(this.id).orElseThrow();
@@ -804,7 +888,7 @@ class IdempotencyEngineTest {
 		void retriesEndWithTheLeaseAndTheStoreErrorIsAddedToTheFailure() {
 			this.store.failCalls("fail", Integer.MAX_VALUE);
 			assertThatExceptionOfType(CardDeclinedException.class)
-				.isThrownBy(() -> decline(operation(Receipt.class, Duration.ofMillis(50))))
+				.isThrownBy(() -> onEngineTime(() -> decline(operation(Receipt.class, Duration.ofMillis(50)))))
 				.satisfies((ex) -> assertThat(ex.getSuppressed()).singleElement()
 					.isInstanceOf(IdempotencyStoreException.class)
 					.extracting(Throwable::getCause)
@@ -854,9 +938,12 @@ class IdempotencyEngineTest {
 					"k1", "p", () -> pending);
 			assertTimeoutPreemptively(Duration.ofSeconds(10),
 					() -> pending.completeExceptionally(new CardDeclinedException("declined: 1")));
-			await().atMost(Duration.ofSeconds(10)).until(() -> this.store.calls("fail") > 1);
+			// the first retry comes within 5 ms, the second not before 7.5 ms
+			IdempotencyEngineTest.this.time.advance(Duration.ofMillis(5));
+			assertThat(this.store.calls("fail")).isEqualTo(2);
 			assertThat(result).isNotDone();
 			this.store.failCalls("fail", 0);
+			advanceUntilDone(result);
 			assertThat(result).failsWithin(Duration.ofSeconds(10))
 				.withThrowableOfType(java.util.concurrent.ExecutionException.class)
 				.withCauseInstanceOf(CardDeclinedException.class)
@@ -874,6 +961,7 @@ class IdempotencyEngineTest {
 					new CardDeclinedException("declined: " + IdempotencyEngineTest.this.runs.incrementAndGet()));
 			CompletableFuture<?> result = (CompletableFuture<?>) IdempotencyEngineTest.this.engine.execute(operation,
 					"k1", "p", decline);
+			advanceUntilDone(result);
 			assertThat(result).failsWithin(Duration.ofSeconds(10))
 				.withThrowableOfType(java.util.concurrent.ExecutionException.class)
 				.withCauseInstanceOf(CardDeclinedException.class)
@@ -933,21 +1021,28 @@ class IdempotencyEngineTest {
 			assertThat(counter(IdempotencyMeters.LEASE_LOST)).isOne();
 		}
 
+		/**
+		 * A store that reads the engine's time: a lease runs out as the engine's time moves.
+		 */
+		private CountingIdempotencyStore storeOnEngineTime() {
+			return new CountingIdempotencyStore(new MemoryIdempotencyStore(IdempotencyEngineTest.this.time));
+		}
+
 		@Test
 		void runningClaimIsRenewedSoItIsNeverTakenOver() throws Exception {
-			MemoryIdempotencyStore realTime = new MemoryIdempotencyStore();
-			CountingIdempotencyStore counting = new CountingIdempotencyStore(realTime);
+			CountingIdempotencyStore counting = storeOnEngineTime();
 			IdempotencyEngineTest.this.engine = engine(counting, EngineSettings.defaults());
 			IdempotentOperation operation = IdempotencyEngineTest.this.engine
 				.prepare(OperationDefinition.of(WORKFLOW, String.class)
 				.fingerprinted(false)
 				.leaseTtl(Duration.ofMillis(300))
 				.build());
+			CountDownLatch started = new CountDownLatch(1);
 			CountDownLatch finish = new CountDownLatch(1);
-			long start = System.nanoTime();
 			CompletableFuture<Object> slow = CompletableFuture.supplyAsync(() -> {
 				try {
 					return IdempotencyEngineTest.this.engine.execute(operation, "slow", null, () -> {
+						started.countDown();
 						finish.await();
 						return "done";
 					});
@@ -956,33 +1051,38 @@ class IdempotencyEngineTest {
 					throw new IllegalStateException(ex);
 				}
 			});
-			await().atMost(Duration.ofSeconds(10)).until(() -> counting.calls("renew") >= 4);
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(300));
-			ClaimResult other = realTime.claim(new ClaimRequest(new RecordId(WORKFLOW, "slow"), "other", null,
+			assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+			// a second, three leases long, renewed every 100 ms
+			for (int step = 0; step < 10; step++) {
+				IdempotencyEngineTest.this.time.advance(Duration.ofMillis(100));
+			}
+			assertThat(counting.calls("renew")).isEqualTo(10);
+			ClaimResult other = counting.claim(new ClaimRequest(new RecordId(WORKFLOW, "slow"), "other", null,
 					Duration.ofMillis(300), Duration.ofDays(1)));
 			assertThat(other.outcome()).isEqualTo(ClaimOutcome.IN_PROGRESS);
 			finish.countDown();
 			assertThat(slow.get(10, TimeUnit.SECONDS)).isEqualTo("done");
-			int renewals = counting.calls("renew");
-			assertThat(realTime.find(new RecordId(WORKFLOW, "slow")).orElseThrow().status())
+			assertThat(counting.find(new RecordId(WORKFLOW, "slow")).orElseThrow().status())
 				.isEqualTo(RecordStatus.COMPLETED);
-			assertThat(counting.calls("renew")).isEqualTo(renewals);
+			IdempotencyEngineTest.this.time.advance(Duration.ofSeconds(1));
+			assertThat(counting.calls("renew")).isEqualTo(10);
 		}
 
 		@Test
 		void withoutRenewalAStalledClaimIsTakenOverWithinOneLease() throws Exception {
-			MemoryIdempotencyStore realTime = new MemoryIdempotencyStore();
-			IdempotencyEngineTest.this.engine = engine(realTime, EngineSettings.builder()
+			IdempotencyEngineTest.this.engine = engine(storeOnEngineTime(), EngineSettings.builder()
 					.leaseTtl(Duration.ofMillis(200))
 					.leaseRenewal(false)
 					.onInProgress(InProgressPolicy.REJECT)
 					.waitTimeout(Duration.ofSeconds(1))
 					.build());
 			IdempotentOperation operation = operation(String.class);
+			CountDownLatch started = new CountDownLatch(1);
 			CountDownLatch finish = new CountDownLatch(1);
 			CompletableFuture<Object> stalled = CompletableFuture.supplyAsync(() -> {
 				try {
 					return IdempotencyEngineTest.this.engine.execute(operation, "k1", null, () -> {
+						started.countDown();
 						finish.await();
 						return "stalled";
 					});
@@ -991,9 +1091,11 @@ class IdempotencyEngineTest {
 					return ex;
 				}
 			});
-			await().atMost(Duration.ofSeconds(10))
-				.ignoreException(IdempotencyInProgressException.class)
-				.until(() -> attempt(operation), "attempt 2"::equals);
+			assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+			IdempotencyEngineTest.this.time.advance(Duration.ofMillis(199));
+			assertThatExceptionOfType(IdempotencyInProgressException.class).isThrownBy(() -> attempt(operation));
+			IdempotencyEngineTest.this.time.advance(Duration.ofMillis(1));
+			assertThat(attempt(operation)).isEqualTo("attempt 2");
 			finish.countDown();
 			assertThat(stalled.get(10, TimeUnit.SECONDS)).isInstanceOf(IdempotencyLeaseLostException.class);
 		}

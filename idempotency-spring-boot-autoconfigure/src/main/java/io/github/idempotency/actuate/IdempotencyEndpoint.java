@@ -2,6 +2,8 @@ package io.github.idempotency.actuate;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -10,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.idempotency.InProgressPolicy;
 import io.github.idempotency.internal.EngineSettings;
 import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.internal.http.KeyScope;
 import io.github.idempotency.StoreUnavailablePolicy;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.IdempotencyStore;
@@ -23,8 +26,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
  * The {@code idempotency} Actuator endpoint: the backend and settings in use, one record
- * by workflow and key, and the manual release (deletion) of one record, for a key stuck
- * in progress or a failure to forget.
+ * by workflow and key (an HTTP handler method's key by its caller's scope too), and the
+ * manual release (deletion) of one record, for a key stuck in progress or a failure to
+ * forget.
  * <p>
  * A record's stored values (its response, error message and recovery point: payment
  * receipts, personal data) are shown as Spring Boot shows the values of {@code env} and
@@ -77,37 +81,103 @@ public class IdempotencyEndpoint {
 	}
 
 	/**
-	 * One record.
+	 * One record: {@code key} as given, else as an anonymous HTTP caller's key.
 	 * @param workflow the workflow
 	 * @param key the idempotency key
+	 * @return the record, or {@code null} when there is none
+	 * @see #record(String, String, String)
+	 */
+	public @Nullable RecordDescriptor record(String workflow, String key) {
+		return record(workflow, key, null);
+	}
+
+	/**
+	 * One record. An HTTP handler method's key is stored with its caller's scope
+	 * ({@code -|7b4c} for an anonymous caller, {@code 5:alice|7b4c} for alice): with
+	 * {@code scope}, the key of that caller is read; without it, {@code key} as given, then
+	 * the anonymous caller's.
+	 * @param workflow the workflow
+	 * @param key the idempotency key, as the caller sent it (or as stored)
+	 * @param scope the HTTP caller whose key it is (the principal's name, or what
+	 * {@code idempotency.web.principal} names), or {@code null}
 	 * @return the record, or {@code null} (404) when there is none
 	 */
 	@ReadOperation
-	public @Nullable RecordDescriptor record(@Selector String workflow, @Selector String key) {
-		return record(workflow, key, this.showValues.isShown(true));
+	public @Nullable RecordDescriptor record(@Selector String workflow, @Selector String key, @Nullable String scope) {
+		return record(workflow, key, scope, this.showValues.isShown(true));
 	}
 
-	@Nullable RecordDescriptor record(String workflow, String key, boolean showValues) {
-		return store().find(new RecordId(workflow, key))
-			.map((record) -> RecordDescriptor.of(record, showValues))
-			.orElse(null);
+	@Nullable RecordDescriptor record(String workflow, String key, @Nullable String scope, boolean showValues) {
+		for (String stored : storedKeys(key, scope)) {
+			Optional<IdempotencyRecord> record = store().find(new RecordId(workflow, stored));
+			if (record.isPresent()) {
+				return RecordDescriptor.of(record.get(), showValues);
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * What a read that found no record says: the keys looked up and how an HTTP caller's
+	 * key is named.
+	 */
+	static RecordNotFoundDescriptor notFound(String workflow, String key, @Nullable String scope) {
+		List<String> keys = storedKeys(key, scope);
+		String message = "No record of workflow '" + workflow + "' under the key" + ((keys.size() > 1) ? "s " : " ")
+				+ String.join(" or ", keys) + ". " + (hasScope(scope)
+						? "The key of the HTTP caller '" + scope + "' is stored as " + keys.get(0) + "."
+						: "An HTTP handler method's key is stored with its caller's scope (" + keys.get(1)
+								+ " for an anonymous caller): name an authenticated caller with ?scope=<name>.");
+		return new RecordNotFoundDescriptor(workflow, key, hasScope(scope) ? scope : null, keys, message);
+	}
+
+	/**
+	 * Deletes one record whatever its state, {@code key} as given, else as an anonymous
+	 * HTTP caller's key: the next delivery of its key runs the operation again.
+	 * @param workflow the workflow
+	 * @param key the idempotency key
+	 * @return whether a record was deleted
+	 * @see #delete(String, String, String)
+	 */
+	public DeletedDescriptor delete(String workflow, String key) {
+		return delete(workflow, key, null);
 	}
 
 	/**
 	 * Deletes one record whatever its state: the next delivery of its key runs the
-	 * operation again.
+	 * operation again. The record is found as {@link #record(String, String, String)} finds
+	 * it.
 	 * @param workflow the workflow
-	 * @param key the idempotency key
-	 * @return whether a record was deleted
+	 * @param key the idempotency key, as the caller sent it (or as stored)
+	 * @param scope the HTTP caller whose key it is, or {@code null}
+	 * @return the key deleted, as stored, and whether a record was deleted
 	 */
 	@DeleteOperation
-	public DeletedDescriptor delete(@Selector String workflow, @Selector String key) {
-		RecordId id = new RecordId(workflow, key);
-		boolean deleted = store().delete(id);
-		if (deleted) {
-			logger.info("Deleted the idempotency record of " + id + " through the actuator endpoint");
+	public DeletedDescriptor delete(@Selector String workflow, @Selector String key, @Nullable String scope) {
+		for (String stored : storedKeys(key, scope)) {
+			RecordId id = new RecordId(workflow, stored);
+			if (store().delete(id)) {
+				logger.info("Deleted the idempotency record of " + id + " through the actuator endpoint");
+				return new DeletedDescriptor(workflow, stored, true);
+			}
 		}
-		return new DeletedDescriptor(workflow, key, deleted);
+		return new DeletedDescriptor(workflow, key, false);
+	}
+
+	/**
+	 * The keys a record of {@code key} may be stored under, in the order they are tried:
+	 * the key of the caller {@code scope} names ({@link KeyScope}); without one, the key as
+	 * given and the anonymous HTTP caller's.
+	 */
+	private static List<String> storedKeys(String key, @Nullable String scope) {
+		if (hasScope(scope)) {
+			return List.of(String.valueOf(KeyScope.scoped(key, scope)));
+		}
+		return List.of(key, String.valueOf(KeyScope.scoped(key, null)));
+	}
+
+	private static boolean hasScope(@Nullable String scope) {
+		return scope != null && !scope.isEmpty();
 	}
 
 	private IdempotencyStore store() {
@@ -181,10 +251,23 @@ public class IdempotencyEndpoint {
 	}
 
 	/**
+	 * The answer over HTTP to a read that found no record (with the status 404).
+	 *
+	 * @param workflow the workflow
+	 * @param key the idempotency key asked for
+	 * @param scope the HTTP caller asked for, {@code null} for none
+	 * @param lookedUp the keys looked up, as a record would be stored under them
+	 * @param message what was looked up, and how to name an HTTP caller's key
+	 */
+	public record RecordNotFoundDescriptor(String workflow, String key, @Nullable String scope, List<String> lookedUp,
+			String message) {
+	}
+
+	/**
 	 * The answer to a deletion.
 	 *
 	 * @param workflow the workflow
-	 * @param key the idempotency key
+	 * @param key the idempotency key, as stored when a record was deleted
 	 * @param deleted whether a record existed and was deleted
 	 */
 	public record DeletedDescriptor(String workflow, String key, boolean deleted) {

@@ -5,10 +5,12 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.actuate.IdempotencyEndpoint.RecordDescriptor;
+import io.github.idempotency.actuate.IdempotencyEndpoint.RecordNotFoundDescriptor;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.Show;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 
 /**
@@ -41,16 +43,37 @@ public class IdempotencyEndpointWebExtension {
 	}
 
 	/**
-	 * One record, its stored values shown or masked for this caller.
+	 * One record, its stored values shown or masked for this caller: {@code key} as given,
+	 * else as an anonymous HTTP caller's key.
 	 * @param securityContext the caller
 	 * @param workflow the workflow
 	 * @param key the idempotency key
-	 * @return the record, or {@code null} (404) when there is none
+	 * @return the record, or {@code null} when there is none
+	 */
+	public @Nullable RecordDescriptor record(SecurityContext securityContext, String workflow, String key) {
+		return this.delegate.record(workflow, key, null, this.showValues.isShown(securityContext, this.roles));
+	}
+
+	/**
+	 * One record, found as {@link IdempotencyEndpoint#record(String, String, String)} finds
+	 * it, its stored values shown or masked for this caller; without one, a 404 whose body
+	 * says what was looked up ({@link RecordNotFoundDescriptor}).
+	 * @param securityContext the caller
+	 * @param workflow the workflow
+	 * @param key the idempotency key
+	 * @param scope the HTTP caller whose key it is, or {@code null}
+	 * @return the record, or what was looked up with the status 404
 	 */
 	@ReadOperation
-	public @Nullable RecordDescriptor record(SecurityContext securityContext, @Selector String workflow,
-			@Selector String key) {
-		return this.delegate.record(workflow, key, this.showValues.isShown(securityContext, this.roles));
+	public WebEndpointResponse<Object> record(SecurityContext securityContext, @Selector String workflow,
+			@Selector String key, @Nullable String scope) {
+		RecordDescriptor record = this.delegate.record(workflow, key, scope,
+				this.showValues.isShown(securityContext, this.roles));
+		if (record == null) {
+			return new WebEndpointResponse<>(IdempotencyEndpoint.notFound(workflow, key, scope),
+					WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		return new WebEndpointResponse<>(record);
 	}
 
 }

@@ -16,6 +16,7 @@ import io.github.idempotency.Idempotent;
 import io.github.idempotency.IdempotencyException;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.internal.InvalidIdempotentMethodException;
 import io.github.idempotency.internal.RedeliveryRequested;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.core.AcknowledgeMode;
@@ -101,8 +102,8 @@ public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, O
 		}
 		else {
 			if (!StringUtils.hasText(annotation.key())) {
-				throw new IllegalArgumentException("'key' must not be empty (only a Spring MVC handler method takes "
-						+ "its key from a request header)");
+				throw new IllegalArgumentException("'key' must not be empty (only an HTTP handler method, Spring MVC or "
+						+ "WebFlux, takes its key from a request header)");
 			}
 			adaptation = new Settling(channel, tag, message, new boolean[1]);
 		}
@@ -124,10 +125,10 @@ public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, O
 				listener.adaptation().manual()[0] = manual;
 			}
 			if (manual && listener.problem() != null) {
-				throw new IllegalStateException("@Idempotent on " + ClassUtils.getUserClass(listener.targetClass())
-					.getName() + "." + listener.method().getName() + " cannot work: its @RabbitListener acknowledges "
-						+ "by hand (AcknowledgeMode.MANUAL), but a message the starter answers without running it (a "
-						+ "duplicate) could not be acknowledged: " + listener.problem());
+				throw new InvalidIdempotentMethodException(ClassUtils.getUserClass(listener.targetClass()).getName()
+						+ "." + listener.method().getName(), "its @RabbitListener acknowledges by hand "
+						+ "(AcknowledgeMode.MANUAL), but a message the starter answers without running it (a duplicate) "
+						+ "could not be acknowledged", listener.problem(), null);
 			}
 		}
 	}

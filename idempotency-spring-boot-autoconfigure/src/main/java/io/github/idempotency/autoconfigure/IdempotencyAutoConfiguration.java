@@ -38,7 +38,8 @@ import org.springframework.core.io.ResourceLoader;
 /**
  * Auto-configuration of the idempotency starter: the store chosen by
  * {@code idempotency.backend} (or detected), the engine, {@link IdempotencyTemplate}, the
- * {@link Idempotent} advisor and, with Micrometer, the meters.
+ * {@link Idempotent} advisor and, with Micrometer, the meters; a warning for each
+ * {@code idempotency.*} property that names no property ({@link UnknownPropertiesWarning}).
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
 		"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
@@ -92,6 +93,13 @@ public final class IdempotencyAutoConfiguration {
 			ObjectProvider<IdempotentMethodAdapter> adapters, ObjectProvider<BatchFailures> batchFailures) {
 		return new IdempotentMethodResolver(engine, beanFactory, adapters.orderedStream().toList(),
 				batchFailures.getIfAvailable(() -> BatchFailures.NONE));
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static UnknownPropertiesWarning idempotencyUnknownPropertiesWarning(Environment environment,
+			ResourceLoader resourceLoader) {
+		return new UnknownPropertiesWarning(environment, resourceLoader.getClassLoader());
 	}
 
 	@Bean

@@ -8,7 +8,7 @@ public enum IdempotencyBackend {
 	/** One database table through the application's {@code DataSource}. */
 	JDBC,
 
-	/** One Redis hash per record through the application's {@code RedisConnectionFactory}. */
+	/** One Redis string per record through the application's {@code RedisConnectionFactory}. */
 	REDIS,
 
 	/** Redis as a read-through cache of finished records in front of {@code jdbc}. */

@@ -12,7 +12,7 @@ import org.springframework.util.StringUtils;
 
 /**
  * Fails the start when the jdbc store's table is missing or lacks a column, naming the
- * table and how to create it, rather than letting every message fail with a
+ * table and how to create it ({@link JdbcTableMissingException}), rather than letting every message fail with a
  * {@code BadSqlGrammarException} and be redelivered forever. Run where the store is
  * created, which waits for database initialization (the schema script, Flyway,
  * Liquibase): see {@link JdbcStoreDependsOnDatabaseInitializationDetector}.
@@ -31,18 +31,18 @@ final class JdbcTableVerifier {
 			missing = JdbcIdempotencyStore.missingColumns(dataSource, table);
 		}
 		catch (BadSqlGrammarException ex) {
-			throw new IllegalStateException("The jdbc idempotency store's table '" + table + "' does not exist. "
-					+ initializationFailure(properties) + "Create it: set idempotency.jdbc.initialize-schema=always to "
+			throw new JdbcTableMissingException("The jdbc idempotency store's table '" + table + "' does not exist."
+					+ initializationFailure(properties), "Create it: set idempotency.jdbc.initialize-schema=always to "
 					+ "have the starter create it at start (the default, embedded, does so only on embedded databases "
 					+ "such as H2), or run the shipped script " + shippedScript(dataSource, properties)
-					+ renamed(table) + " in a Flyway or Liquibase migration", ex);
+					+ renamed(table) + " in a Flyway or Liquibase migration.", ex);
 		}
 		if (!missing.isEmpty()) {
-			throw new IllegalStateException("The jdbc idempotency store's table '" + table + "' lacks the column"
-					+ ((missing.size() > 1) ? "s " : " ") + String.join(", ", missing) + ". Give it the columns of the "
-					+ "shipped script " + shippedScript(dataSource, properties) + renamed(table)
+			throw new JdbcTableMissingException("The jdbc idempotency store's table '" + table + "' lacks the column"
+					+ ((missing.size() > 1) ? "s " : " ") + String.join(", ", missing) + ".", "Give it the columns of "
+					+ "the shipped script " + shippedScript(dataSource, properties) + renamed(table)
 					+ " in a Flyway or Liquibase migration, or drop it and set idempotency.jdbc.initialize-schema=always "
-					+ "to have the starter create it at start");
+					+ "to have the starter create it at start.", null);
 		}
 	}
 
@@ -53,10 +53,10 @@ final class JdbcTableVerifier {
 		if (properties.getInitializeSchema() != DatabaseInitializationMode.ALWAYS) {
 			return "";
 		}
-		return "idempotency.jdbc.initialize-schema=always ran " + properties.getSchema() + " but it did not create "
+		return " idempotency.jdbc.initialize-schema=always ran " + properties.getSchema() + " but it did not create "
 				+ "the table" + (properties.isContinueOnError() ? " (its errors are logged at DEBUG only while "
 						+ "idempotency.jdbc.continue-on-error=true, the default: set it to false to see them)" : "")
-				+ ". ";
+				+ ".";
 	}
 
 	private static String shippedScript(DataSource dataSource, IdempotencyJdbcProperties properties) {

@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.internal.InvalidIdempotentMethodException;
 import io.github.idempotency.internal.RedeliveryRequested;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -93,8 +94,8 @@ public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Or
 		Adaptation adaptation = null;
 		if (acknowledgment >= 0 || (consumer >= 0 && record >= 0 && !batch)) {
 			if (!StringUtils.hasText(annotation.key())) {
-				throw new IllegalArgumentException("'key' must not be empty (only a Spring MVC handler method takes "
-						+ "its key from a request header)");
+				throw new IllegalArgumentException("'key' must not be empty (only an HTTP handler method, Spring MVC or "
+						+ "WebFlux, takes its key from a request header)");
 			}
 			adaptation = (acknowledgment < 0) ? new Acknowledging(-1, consumer, record, new boolean[1])
 					: batch ? new BatchAcknowledging(acknowledgment) : new Acknowledging(acknowledgment, -1, -1, null);
@@ -133,10 +134,10 @@ public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Or
 				acknowledging.manual()[0] = manual;
 			}
 			if (manual && listener.problem() != null) {
-				throw new IllegalStateException("@Idempotent on " + ClassUtils.getUserClass(listener.targetClass())
-					.getName() + "." + listener.method().getName() + " cannot work: its @KafkaListener acknowledges "
-						+ "by hand (AckMode." + mode + "), but a record the starter answers without running it (a "
-						+ "duplicate) could not be acknowledged: " + listener.problem());
+				throw new InvalidIdempotentMethodException(ClassUtils.getUserClass(listener.targetClass()).getName()
+						+ "." + listener.method().getName(), "its @KafkaListener acknowledges by hand (AckMode." + mode
+						+ "), but a record the starter answers without running it (a duplicate) could not be "
+						+ "acknowledged", listener.problem(), null);
 			}
 		}
 	}

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.IdempotencyContext;
@@ -15,6 +14,7 @@ import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.IdempotentRequest;
 import io.github.idempotency.actuate.IdempotencyEndpoint.RecordDescriptor;
+import io.github.idempotency.actuate.IdempotencyEndpoint.RecordNotFoundDescriptor;
 import io.github.idempotency.autoconfigure.IdempotencyAutoConfiguration;
 import io.github.idempotency.autoconfigure.IdempotencyEndpointAutoConfiguration;
 import org.springframework.boot.actuate.endpoint.InvocationContext;
@@ -23,6 +23,7 @@ import org.springframework.boot.actuate.endpoint.invoke.convert.ConversionServic
 import org.springframework.boot.actuate.endpoint.web.EndpointMediaTypes;
 import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointHttpMethod;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.WebOperation;
 import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpointDiscoverer;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -116,9 +117,13 @@ class IdempotencyEndpointShowValuesTest {
 	}
 
 	@Test
-	void overHttpAMissingRecordIsNotFound() {
-		this.runner.run((context) -> assertThat(readOverHttp(context, SecurityContext.NONE, "payment", "absent"))
-			.isNull());
+	void overHttpAMissingRecordIsNotFoundSayingWhatWasLookedUp() {
+		this.runner.run((context) -> {
+			WebEndpointResponse<?> response = invokeOverHttp(context, SecurityContext.NONE, "payment", "absent");
+			assertThat(response.getStatus()).isEqualTo(404);
+			assertThat(response.getBody()).isInstanceOfSatisfying(RecordNotFoundDescriptor.class,
+					(body) -> assertThat(body.lookedUp()).containsExactly("absent", "-|absent"));
+		});
 	}
 
 	@Test
@@ -160,8 +165,15 @@ class IdempotencyEndpointShowValuesTest {
 	 * Boot's web endpoint discovery builds it: the web extension's, with the caller's
 	 * security context.
 	 */
-	private static @Nullable RecordDescriptor readOverHttp(AssertableApplicationContext context,
-			SecurityContext caller, String workflow, String key) {
+	private static RecordDescriptor readOverHttp(AssertableApplicationContext context, SecurityContext caller,
+			String workflow, String key) {
+		WebEndpointResponse<?> response = invokeOverHttp(context, caller, workflow, key);
+		assertThat(response.getStatus()).isEqualTo(200);
+		return (RecordDescriptor) response.getBody();
+	}
+
+	private static WebEndpointResponse<?> invokeOverHttp(AssertableApplicationContext context, SecurityContext caller,
+			String workflow, String key) {
 		WebEndpointDiscoverer discoverer = new WebEndpointDiscoverer(context,
 				new ConversionServiceParameterValueMapper(), EndpointMediaTypes.DEFAULT, List.of(), List.of(),
 				List.of(), List.of(), List.of());
@@ -176,7 +188,8 @@ class IdempotencyEndpointShowValuesTest {
 					&& operation.getRequestPredicate().getPath().endsWith("{workflow}/{key}"))
 			.findFirst()
 			.orElseThrow();
-		return (RecordDescriptor) read.invoke(new InvocationContext(caller, Map.of("workflow", workflow, "key", key)));
+		return (WebEndpointResponse<?>) read
+			.invoke(new InvocationContext(caller, Map.of("workflow", workflow, "key", key)));
 	}
 
 	private static SecurityContext caller(String name, String... roles) {

@@ -66,7 +66,7 @@ class SampleApplicationTest {
 			.exchange((request, response) -> response.getStatusCode().value());
 		assertThat(missing).isEqualTo(404);
 
-		// README, "Actuator": its components and their details need show-details (application.yml)
+		// docs/observability.md, "Actuator": its components and their details need show-details (application.yml)
 		Map<String, Object> health = http.get().uri("/health").retrieve().body(JSON);
 		assertThat(health).containsEntry("status", "UP");
 		assertThat(health).extracting("components.idempotency")

@@ -58,7 +58,7 @@ class IdempotentExpressionTest {
 			assertThat(context.getStartupFailure()).hasMessageContaining(WrongName.class.getName() + ".charge")
 				.hasMessageContaining("'payload' = #request")
 				.hasMessageContaining("#request is not a parameter of the method")
-				.hasMessageContaining("its parameters are #paymentRequest (#p0, #a0)");
+				.hasMessageContaining("name one of its parameters: #paymentRequest (#p0, #a0)");
 		});
 	}
 

@@ -1,0 +1,5 @@
+/**
+ * The {@code @Idempotent} advisor: resolves each annotated method once (its expressions,
+ * durations and result type, checked at start) and hands its calls to the engine.
+ */
+package io.github.idempotency.aop;

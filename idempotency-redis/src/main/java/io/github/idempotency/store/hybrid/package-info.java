@@ -1,0 +1,5 @@
+/**
+ * The {@code hybrid} store: finished records cached in Redis in front of another store,
+ * the source of truth.
+ */
+package io.github.idempotency.store.hybrid;

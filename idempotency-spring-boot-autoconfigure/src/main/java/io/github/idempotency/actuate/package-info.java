@@ -1,0 +1,5 @@
+/**
+ * The {@code idempotency} Actuator endpoint (the settings, one record, a manual release)
+ * and the store's health indicator.
+ */
+package io.github.idempotency.actuate;

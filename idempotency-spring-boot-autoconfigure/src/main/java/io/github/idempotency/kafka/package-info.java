@@ -1,0 +1,5 @@
+/**
+ * The Kafka glue: the not-retryable outcomes sent to the error handler's recoverer, the
+ * {@code Header} key converter, batch listeners and listeners that acknowledge by hand.
+ */
+package io.github.idempotency.kafka;
