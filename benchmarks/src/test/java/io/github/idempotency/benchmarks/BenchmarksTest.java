@@ -50,6 +50,40 @@ class BenchmarksTest {
 	}
 
 	@Test
+	void httpStoresTheFirstRequestAndReplaysOnBothStacks() {
+		HttpBenchmark benchmark = new HttpBenchmark();
+		HttpBenchmark.Servers state = new HttpBenchmark.Servers();
+		state.start();
+		try {
+			List<String> sent = new java.util.ArrayList<>();
+			Keys keys = new Keys() {
+
+				@Override
+				public String next() {
+					sent.add(super.next());
+					return sent.get(sent.size() - 1);
+				}
+
+			};
+			assertThat(benchmark.mvcFirst(state, keys)).isEqualTo(200);
+			assertThat(benchmark.webfluxFirst(state, keys)).isEqualTo(200);
+			assertThat(state.mvcContext.getBean(io.github.idempotency.store.IdempotencyStore.class)
+				.find(new RecordId("bench-http", "-|" + sent.get(0))))
+				.hasValueSatisfying((record) -> assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED));
+			assertThat(state.webfluxContext.getBean(io.github.idempotency.store.IdempotencyStore.class)
+				.find(new RecordId("bench-http", "-|" + sent.get(1))))
+				.hasValueSatisfying((record) -> assertThat(record.status()).isEqualTo(RecordStatus.COMPLETED));
+			assertThat(benchmark.mvcReplay(state, new DuplicateKeys())).isEqualTo(200);
+			assertThat(benchmark.webfluxReplay(state, new DuplicateKeys())).isEqualTo(200);
+			assertThat(benchmark.mvcPlain(state, keys)).isEqualTo(200);
+			assertThat(benchmark.webfluxPlain(state, keys)).isEqualTo(200);
+		}
+		finally {
+			state.stop();
+		}
+	}
+
+	@Test
 	void memoryBareTakesBothPaths() {
 		MemoryBenchmark benchmark = new MemoryBenchmark();
 		MemoryBenchmark.BareState state = new MemoryBenchmark.BareState();
