@@ -47,7 +47,7 @@ class TransactionalHandlerWebTest {
 	void aCommitThatFailsGivesTheKeyBackAndTheRetryRunsOnce() {
 		this.jdbc.sql("CREATE TABLE IF NOT EXISTS transfer (id VARCHAR(64) PRIMARY KEY)").update();
 		HttpClients http = new HttpClients(this.port);
-		this.ledger.failNextCommit.set(true);
+		this.ledger.failNextCommit();
 		HttpResponse<byte[]> failed = http.post("/transfers/t-1", "{}", "Idempotency-Key", "k-transfer");
 		assertThat(failed.statusCode()).isEqualTo(500);
 		assertThat(count()).isZero();
@@ -81,12 +81,17 @@ class TransactionalHandlerWebTest {
 	/** The application's writes; a participant that fails marks the whole transaction rollback-only. */
 	static class Ledger {
 
-		final AtomicBoolean failNextCommit = new AtomicBoolean();
+		private final AtomicBoolean failNextCommit = new AtomicBoolean();
 
 		private final JdbcClient jdbc;
 
 		Ledger(JdbcClient jdbc) {
 			this.jdbc = jdbc;
+		}
+
+		/** The next transaction's participant fails (the test holds a proxy: state is reached through methods). */
+		public void failNextCommit() {
+			this.failNextCommit.set(true);
 		}
 
 		@Transactional
