@@ -54,6 +54,10 @@ final class IdempotencyKeys {
 	}
 
 	String toKey(String workflow, @Nullable Object value) {
+		if (value instanceof RejectedKey rejected) {
+			throw new InvalidIdempotencyKeyException("The idempotency key of '" + workflow + "' " + rejected.reason()
+					+ "; the operation was not run");
+		}
 		String key = toText(convert(value));
 		if (key == null || key.isBlank()) {
 			throw new MissingIdempotencyKeyException("The idempotency key of '" + workflow + "' is "

@@ -4,7 +4,8 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.idempotency.InvalidIdempotencyKeyException;
+import io.github.idempotency.internal.RejectedKey;
+
 
 /**
  * Reads the key from the {@code Idempotency-Key} field as the IETF draft defines it: an
@@ -30,18 +31,18 @@ public final class IdempotencyKeyHeader {
 	 * The key a field's lines carry.
 	 * @param name the header's name, for the message of a malformed value
 	 * @param lines the field's lines, in order
-	 * @return the key ({@code ""} for {@code ""} or an empty field), or {@code null} when
-	 * the request has no such field
-	 * @throws InvalidIdempotencyKeyException when the value is neither a structured-field
-	 * string nor a bare token
+	 * @return the key ({@code ""} for {@code ""} or an empty field), {@code null} when the
+	 * request has no such field, or a {@link RejectedKey} when the value is neither a
+	 * structured-field string nor a bare token (the engine rejects it, counted as an
+	 * invalid key)
 	 */
-	public static @Nullable String parse(String name, @Nullable List<String> lines) {
+	public static @Nullable Object parse(String name, @Nullable List<String> lines) {
 		if (lines == null || lines.isEmpty()) {
 			return null;
 		}
 		String key = new IdempotencyKeyHeader(strip(String.join(",", lines))).key();
 		if (key == null) {
-			throw new InvalidIdempotencyKeyException("The " + name
+			return new RejectedKey("is malformed: the " + name
 					+ " header is neither a structured-field string (\"...\", RFC 8941) nor a bare token");
 		}
 		return key;

@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.internal.RejectedKey;
+
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -27,8 +29,8 @@ public final class KeyScope {
 	 * rejects it as missing)
 	 */
 	public static @Nullable Object scoped(@Nullable Object key, @Nullable Object identity) {
-		if (key == null) {
-			return null;
+		if (key == null || key instanceof RejectedKey) {
+			return key;
 		}
 		String text = (key instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : key.toString();
 		if (!StringUtils.hasText(text)) {

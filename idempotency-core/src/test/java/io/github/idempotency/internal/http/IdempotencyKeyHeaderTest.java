@@ -4,7 +4,19 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
+
 import io.github.idempotency.InvalidIdempotencyKeyException;
+import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.internal.IdempotentOperation;
+import io.github.idempotency.internal.OperationDefinition;
+import io.github.idempotency.internal.RejectedKey;
+import io.github.idempotency.metrics.IdempotencyMeters;
+import io.github.idempotency.metrics.MicrometerIdempotencyObserver;
+import io.github.idempotency.observe.Outcome;
+import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -15,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class IdempotencyKeyHeaderTest {
 
-	private static String parse(String... lines) {
+	private static @Nullable Object parse(String... lines) {
 		return IdempotencyKeyHeader.parse("Idempotency-Key", List.of(lines));
 	}
 
@@ -33,8 +45,8 @@ class IdempotencyKeyHeaderTest {
 
 	@Test
 	void anEmptyStringOrFieldIsAnEmptyKey() {
-		assertThat(parse("\"\"")).isEmpty();
-		assertThat(parse("")).isEmpty();
+		assertThat(parse("\"\"")).isEqualTo("");
+		assertThat(parse("")).isEqualTo("");
 	}
 
 	@Test
@@ -53,14 +65,32 @@ class IdempotencyKeyHeaderTest {
 	void malformedValuesAreInvalidKeys() {
 		for (String malformed : List.of("\"open", "\"a\\nb\"", "\"a\" b", "a b", "\"a\",\"b\"", "\"caf\u00e9\"",
 				"\"tab\there\"", "\"a\";=1", "\"a\";V=1", "\"a\";v=", "k;v=1", "a\"b", "\"a\\\"")) {
-			assertThatExceptionOfType(InvalidIdempotencyKeyException.class).as(malformed)
-				.isThrownBy(() -> parse(malformed));
+			assertThat(parse(malformed)).as(malformed).isInstanceOf(RejectedKey.class);
 		}
 	}
 
 	@Test
 	void twoFieldLinesAreAList() {
-		assertThatExceptionOfType(InvalidIdempotencyKeyException.class).isThrownBy(() -> parse("\"a\"", "\"b\""));
+		assertThat(parse("\"a\"", "\"b\"")).isInstanceOf(RejectedKey.class);
+	}
+
+	@Test
+	void aMalformedKeyIsRejectedByTheEngineAndCountedAsAnInvalidKey() {
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		MemoryIdempotencyStore store = new MemoryIdempotencyStore();
+		try (IdempotencyEngine engine = IdempotencyEngine.builder(store, JsonMapper.builder().build())
+			.observer(new MicrometerIdempotencyObserver(registry, store.backend()))
+			.build()) {
+			IdempotentOperation operation = engine.prepare(OperationDefinition.of("payment-api", String.class).build());
+			Object key = KeyScope.scoped(parse("a b"), null);
+			assertThatExceptionOfType(InvalidIdempotencyKeyException.class)
+				.isThrownBy(() -> engine.execute(operation, key, null, () -> "ran"))
+				.withMessageContaining("is malformed");
+			assertThat(registry.get(IdempotencyMeters.REQUESTS)
+				.tag(IdempotencyMeters.TAG_OUTCOME, Outcome.INVALID_KEY.tag())
+				.counter()
+				.count()).isOne();
+		}
 	}
 
 }
