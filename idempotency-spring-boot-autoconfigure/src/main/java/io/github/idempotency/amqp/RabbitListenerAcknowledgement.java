@@ -48,9 +48,11 @@ import org.springframework.util.StringUtils;
  * <li>anything else before the method ran (a key in progress, a store outage):
  * {@code basicNack(tag, false, true)}, so it is redelivered, and rethrown.</li>
  * </ul>
- * When the method runs, it acknowledges as it always does; when it puts the message back in
- * its queue ({@code basicNack} or {@code basicReject} with requeue) and returns, the key is
- * given back instead of completed, so that the redelivery runs it. A manual-ack listener without a
+ * When the method runs, it acknowledges as it always does; when it rejects the message
+ * ({@code basicNack} or {@code basicReject}) and returns, the key is given back instead of
+ * completed: with requeue the redelivery runs it, and without, to the dead-letter queue, so
+ * does the message an operator moves back from there, as after an exception in
+ * {@code AUTO} mode. A manual-ack listener without a
  * {@code Channel} parameter or a way to the delivery tag (Spring AMQP's or Spring's
  * {@code Message}, or {@code @Header(AmqpHeaders.DELIVERY_TAG)}), or a manual-ack batch
  * listener, fails the application's start, naming the method and what to add. The mode
@@ -210,8 +212,8 @@ public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, O
 				if (delivered == null || deliveryTag == null) {
 					return invocation.proceed();
 				}
-				Requeues requeues = new Requeues(delivered, deliveryTag);
-				arguments[this.channel] = requeues.channel();
+				Rejections rejections = new Rejections(delivered, deliveryTag);
+				arguments[this.channel] = rejections.channel();
 				Object returned;
 				try {
 					returned = invocation.proceed();
@@ -219,8 +221,9 @@ public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, O
 				finally {
 					arguments[this.channel] = delivered;
 				}
-				if (requeues.requeued) {
-					// the message comes again: its claim is given back, not completed
+				if (rejections.rejected) {
+					// the message comes again (requeued, or moved back from the dead letters): its
+					// claim is given back, not completed
 					throw new RedeliveryRequested(0, returned);
 				}
 				return returned;
@@ -270,19 +273,19 @@ public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, O
 	}
 
 	/**
-	 * The method's {@link Channel}, watched for a requeue of its message
-	 * ({@code basicNack} or {@code basicReject} with {@code requeue}): everything else goes
-	 * to the channel as it is.
+	 * The method's {@link Channel}, watched for a rejection of its message
+	 * ({@code basicNack} or {@code basicReject}, with or without requeue): everything goes to
+	 * the channel as it is.
 	 */
-	private static final class Requeues implements InvocationHandler {
+	private static final class Rejections implements InvocationHandler {
 
 		private final Channel delegate;
 
 		private final long tag;
 
-		private volatile boolean requeued;
+		private volatile boolean rejected;
 
-		Requeues(Channel delegate, long tag) {
+		Rejections(Channel delegate, long tag) {
 			this.delegate = delegate;
 			this.tag = tag;
 		}
@@ -295,10 +298,10 @@ public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, O
 		@Override
 		public @Nullable Object invoke(Object proxy, Method method, @Nullable Object[] args) throws Throwable {
 			if (method.getName().equals("basicNack") && args != null && args.length == 3) {
-				this.requeued |= covers((long) args[0], (boolean) args[1]) && (boolean) args[2];
+				this.rejected |= covers((long) args[0], (boolean) args[1]);
 			}
 			else if (method.getName().equals("basicReject") && args != null && args.length == 2) {
-				this.requeued |= covers((long) args[0], false) && (boolean) args[1];
+				this.rejected |= covers((long) args[0], false);
 			}
 			if (method.getDeclaringClass() == Object.class) {
 				return switch (method.getName()) {

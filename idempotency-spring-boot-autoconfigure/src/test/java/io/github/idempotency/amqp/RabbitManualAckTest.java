@@ -167,6 +167,27 @@ class RabbitManualAckTest {
 	}
 
 	@Test
+	void aMessageTheListenerDeadLettersRunsWhenMovedBack() {
+		this.runner.withUserConfiguration(DeadLetteringListener.class).run((context) -> {
+			for (String key : List.of("nack-to-dlq", "reject-to-dlq")) {
+				send(context, key, "100");
+			}
+			RabbitTemplate rabbit = context.getBean(RabbitTemplate.class);
+			for (int i = 0; i < 2; i++) {
+				// an operator moves each dead letter back to its queue
+				Message deadLetter = rabbit.receive(this.queues.deadLetters(), TIMEOUT.toMillis());
+				assertThat(deadLetter).as("dead-lettered").isNotNull();
+				rabbit.send("", this.queues.main(), deadLetter);
+			}
+			Effects effects = context.getBean(Effects.class);
+			await().atMost(TIMEOUT).until(() -> effects.byKey.size() == 2);
+			assertThat(effects.requeued).containsExactlyInAnyOrder("nack-to-dlq", "reject-to-dlq");
+			assertQueuesEmptyOnceStopped(context);
+			assertChargedOnce(context, 2);
+		});
+	}
+
+	@Test
 	void aManualAckListenerWithoutChannelFailsTheStart() {
 		this.runner.withUserConfiguration(NoChannelListener.class).run((context) -> {
 			assertThat(context).hasFailed();
@@ -342,6 +363,37 @@ class RabbitManualAckTest {
 			}
 			if (key.equals("reject-once") && this.effects.requeued.add(key)) {
 				channel.basicReject(deliveryTag, true);
+				return;
+			}
+			this.effects.charge(key);
+			channel.basicAck(deliveryTag, false);
+		}
+
+	}
+
+	/**
+	 * Rejects a message without requeue the first time it sees it, with {@code basicNack} or
+	 * {@code basicReject} by its key (to the dead-letter queue), and returns.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class DeadLetteringListener extends DeadLettered {
+
+		private final Effects effects;
+
+		DeadLetteringListener(Effects effects) {
+			this.effects = effects;
+		}
+
+		@RabbitListener(queues = "#{@queues.main()}")
+		@Idempotent(key = "#key", payload = "#amount", workflow = WORKFLOW, onInProgress = InProgressPolicy.REJECT)
+		public void onPayment(@Payload String amount, @Header(KEY_HEADER) String key,
+				@Header(AmqpHeaders.DELIVERY_TAG) long deliveryTag, Channel channel) throws IOException {
+			if (key.equals("nack-to-dlq") && this.effects.requeued.add(key)) {
+				channel.basicNack(deliveryTag, false, false);
+				return;
+			}
+			if (key.equals("reject-to-dlq") && this.effects.requeued.add(key)) {
+				channel.basicReject(deliveryTag, false);
 				return;
 			}
 			this.effects.charge(key);
