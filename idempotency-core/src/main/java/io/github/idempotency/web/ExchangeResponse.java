@@ -1,15 +1,19 @@
 package io.github.idempotency.web;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.IdempotencyLeaseLostException;
 import io.github.idempotency.internal.http.ExchangeRun;
 import io.github.idempotency.internal.http.HttpAnswer;
 import org.springframework.http.HttpHeaders;
@@ -33,10 +37,16 @@ final class ExchangeResponse extends HttpServletResponseWrapper {
 
 	private @Nullable ExchangeRun run;
 
-	ExchangeResponse(ServletRequest request, HttpServletResponse raw, List<String> storedHeaders) {
+	private @Nullable CompletableFuture<?> settled;
+
+	private final Duration retryAfter;
+
+	ExchangeResponse(ServletRequest request, HttpServletResponse raw, List<String> storedHeaders,
+			Duration retryAfter) {
 		super(raw);
 		this.raw = raw;
 		this.storedHeaders = storedHeaders;
+		this.retryAfter = retryAfter;
 		request.setAttribute(ATTRIBUTE, this);
 	}
 
@@ -74,7 +84,27 @@ final class ExchangeResponse extends HttpServletResponseWrapper {
 			return;
 		}
 		this.run.answered(this.capture.answer(this.storedHeaders));
+		if (this.settled != null && failure(this.settled) instanceof IdempotencyLeaseLostException) {
+			// another request took the key over: its outcome is the key's, which a retry reads
+			this.capture.reset();
+			this.raw.setHeader(HttpHeaders.RETRY_AFTER, Long.toString(Math.max(1, this.retryAfter.toSeconds())));
+			this.raw.sendError(HttpServletResponse.SC_CONFLICT, "Idempotency lease lost");
+			return;
+		}
 		this.capture.copyBodyToResponse();
+	}
+
+	private static @Nullable Throwable failure(CompletableFuture<?> settled) {
+		Throwable failure = settled.handle((value, ex) -> ex).getNow(null);
+		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+	}
+
+	/**
+	 * What the engine answered for the run: once it settled, a lease lost (the answer was
+	 * not stored, another request holds the key) is answered with a conflict.
+	 */
+	void settledBy(CompletableFuture<?> settled) {
+		this.settled = settled;
 	}
 
 	/**

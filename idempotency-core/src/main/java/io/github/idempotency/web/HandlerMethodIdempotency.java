@@ -180,6 +180,8 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 				if (first.failure != null) {
 					throw first.failure;
 				}
+				// its answer is what it returned, unless another request took the key over meanwhile
+				response.settledBy((CompletableFuture<?>) answer);
 				return first.result;
 			}
 			throw new ReplayedAnswer(((CompletableFuture<?>) answer).thenApply(HttpAnswer.class::cast).join(),

@@ -1,6 +1,7 @@
 package io.github.idempotency.web;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 
@@ -25,12 +26,17 @@ public class IdempotencyResponseFilter extends OncePerRequestFilter implements O
 
 	private final List<String> storedHeaders;
 
+	private final Duration retryAfter;
+
 	/**
 	 * Creates the filter.
 	 * @param storedHeaders the response headers stored and replayed
+	 * @param retryAfter the {@code Retry-After} of a run whose lease another request took
+	 * over (a 409)
 	 */
-	public IdempotencyResponseFilter(Collection<String> storedHeaders) {
+	public IdempotencyResponseFilter(Collection<String> storedHeaders, Duration retryAfter) {
 		this.storedHeaders = StoredHeaders.allowed(storedHeaders);
+		this.retryAfter = retryAfter;
 	}
 
 	@Override
@@ -41,7 +47,7 @@ public class IdempotencyResponseFilter extends OncePerRequestFilter implements O
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		ExchangeResponse exchange = new ExchangeResponse(request, response, this.storedHeaders);
+		ExchangeResponse exchange = new ExchangeResponse(request, response, this.storedHeaders, this.retryAfter);
 		try {
 			chain.doFilter(request, exchange);
 		}

@@ -49,7 +49,7 @@ public final class IdempotencyWebMvcAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	IdempotencyResponseFilter idempotencyResponseFilter(IdempotencyWebProperties properties) {
-		return new IdempotencyResponseFilter(properties.getStoredHeaders());
+		return new IdempotencyResponseFilter(properties.getStoredHeaders(), properties.getRetryAfter());
 	}
 
 	@Bean

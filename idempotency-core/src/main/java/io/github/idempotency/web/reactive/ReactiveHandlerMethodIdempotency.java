@@ -344,7 +344,14 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 				return Mono.fromFuture(answer, true)
 					.flatMap((value) -> first.ran ? response.send()
 							: response.replay((HttpAnswer) value, replayedHeader))
-					.onErrorResume((ex) -> first.ran && ex instanceof RecordedHttpFailure, (ex) -> response.send())
+					.onErrorResume((ex) -> first.ran, (ex) -> {
+						if (ex instanceof RecordedHttpFailure) {
+							return response.send();
+						}
+						// not stored (a lease lost, a store that failed): the application answers it
+						response.passThrough();
+						return Mono.error(ex);
+					})
 					.then(Mono.empty());
 			});
 		}
@@ -372,6 +379,10 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 			catch (CompletionException ex) {
 				Throwable failure = (ex.getCause() != null) ? ex.getCause() : ex;
 				if (!(first.ran && failure instanceof RecordedHttpFailure)) {
+					if (first.ran) {
+						// not stored (a lease lost, a store that failed): the application answers it
+						response.passThrough();
+					}
 					throw failure;
 				}
 				answer = null;

@@ -26,6 +26,8 @@ final class HttpClients {
 
 	HttpRequest request(String path, String json, String... headers) {
 		HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
+			// a server that never answers fails the test instead of hanging it
+			.timeout(java.time.Duration.ofSeconds(60))
 			.header("Content-Type", "application/json")
 			.header("Accept", "application/json")
 			.POST(HttpRequest.BodyPublishers.ofString(json));
@@ -41,6 +43,7 @@ final class HttpClients {
 
 	HttpResponse<byte[]> postForm(String path, String form, String... headers) {
 		HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
+			.timeout(java.time.Duration.ofSeconds(60))
 			.header("Content-Type", "application/x-www-form-urlencoded")
 			.header("Accept", "application/json")
 			.POST(HttpRequest.BodyPublishers.ofString(form));

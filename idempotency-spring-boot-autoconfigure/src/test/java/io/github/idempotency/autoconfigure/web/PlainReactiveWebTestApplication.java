@@ -246,6 +246,16 @@ class PlainReactiveWebTestApplication {
 			return file.filename() + " " + size + " bytes, upload " + this.sequence.incrementAndGet();
 		}
 
+		@PostMapping("/lost-leases")
+		@Idempotent
+		Receipt lostAtCompletion(@RequestBody PaymentRequest request) {
+			String id = run(request.account());
+			// another run takes the key over while this one runs: its completion finds it gone
+			IdempotencyContext context = IdempotencyContext.current();
+			this.store.getObject().delete(new RecordId(context.workflow(), context.key()));
+			return new Receipt(id, request.account(), request.amount());
+		}
+
 		@PostMapping("/gateway")
 		@Idempotent
 		String gateway(@RequestBody PaymentRequest request) throws InterruptedException {

@@ -368,6 +368,15 @@ class ReactiveWebTestApplication {
 			});
 		}
 
+		@PostMapping("/lost-leases")
+		@Idempotent
+		Mono<Receipt> lostAtCompletion(@RequestBody PaymentRequest request) {
+			// another run takes the key over while this one runs: its completion finds it gone
+			IdempotencyContext context = IdempotencyContext.current();
+			this.store.getObject().delete(new RecordId(context.workflow(), context.key()));
+			return Mono.fromSupplier(() -> new Receipt(run(request.account()), request.account(), request.amount()));
+		}
+
 		@PostMapping("/gateway")
 		@Idempotent
 		Mono<String> gateway(@RequestBody PaymentRequest request) {

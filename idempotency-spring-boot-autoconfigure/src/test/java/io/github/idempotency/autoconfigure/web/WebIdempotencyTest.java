@@ -203,6 +203,16 @@ class WebIdempotencyTest {
 	}
 
 	@Test
+	void aRunWhoseCompletionFindsTheKeyTakenOverIsAConflict() {
+		HttpResponse<byte[]> response = http().post("/lost-leases", payment("lost", 1), "Idempotency-Key", "k-lost");
+		// its answer was not stored: the key's outcome is the other request's, which a retry reads
+		assertThat(response.statusCode()).isEqualTo(409);
+		assertThat(response.headers().firstValue("Retry-After")).hasValue("1");
+		assertThat(text(response)).contains("409").doesNotContain("pay-");
+		assertThat(this.payments.executions("lost")).isOne();
+	}
+
+	@Test
 	void theSameKeyWithAnotherQueryStringIsUnprocessable() {
 		assertThat(http().post("/transfers?to=bob&memo=rent", payment("transfer", 100), "Idempotency-Key", "k-transfer")
 			.statusCode()).isEqualTo(201);
