@@ -168,7 +168,7 @@ class RabbitManualAckTest {
 
 	@Test
 	void aMessageTheListenerDeadLettersRunsWhenMovedBack() {
-		this.runner.withUserConfiguration(DeadLetteringListener.class).run((context) -> {
+		this.runner.withUserConfiguration(RequeueingListener.class).run((context) -> {
 			for (String key : List.of("nack-to-dlq", "reject-to-dlq")) {
 				send(context, key, "100");
 			}
@@ -341,8 +341,9 @@ class RabbitManualAckTest {
 	}
 
 	/**
-	 * Puts a message back in its queue the first time it sees it, with {@code basicNack} or
-	 * {@code basicReject} by its key, and returns.
+	 * Rejects a message the first time it sees it, with {@code basicNack} or
+	 * {@code basicReject} by its key, back in its queue ({@code *-once}) or to the
+	 * dead-letter queue ({@code *-to-dlq}), and returns.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	static class RequeueingListener extends DeadLettered {
@@ -357,43 +358,13 @@ class RabbitManualAckTest {
 		@Idempotent(key = "#key", payload = "#amount", workflow = WORKFLOW, onInProgress = InProgressPolicy.REJECT)
 		public void onPayment(@Payload String amount, @Header(KEY_HEADER) String key,
 				@Header(AmqpHeaders.DELIVERY_TAG) long deliveryTag, Channel channel) throws IOException {
-			if (key.equals("nack-once") && this.effects.requeued.add(key)) {
-				channel.basicNack(deliveryTag, false, true);
+			// the first time: back in the queue (requeue), or to the dead-letter queue
+			if (key.startsWith("nack-") && this.effects.requeued.add(key)) {
+				channel.basicNack(deliveryTag, false, key.equals("nack-once"));
 				return;
 			}
-			if (key.equals("reject-once") && this.effects.requeued.add(key)) {
-				channel.basicReject(deliveryTag, true);
-				return;
-			}
-			this.effects.charge(key);
-			channel.basicAck(deliveryTag, false);
-		}
-
-	}
-
-	/**
-	 * Rejects a message without requeue the first time it sees it, with {@code basicNack} or
-	 * {@code basicReject} by its key (to the dead-letter queue), and returns.
-	 */
-	@Configuration(proxyBeanMethods = false)
-	static class DeadLetteringListener extends DeadLettered {
-
-		private final Effects effects;
-
-		DeadLetteringListener(Effects effects) {
-			this.effects = effects;
-		}
-
-		@RabbitListener(queues = "#{@queues.main()}")
-		@Idempotent(key = "#key", payload = "#amount", workflow = WORKFLOW, onInProgress = InProgressPolicy.REJECT)
-		public void onPayment(@Payload String amount, @Header(KEY_HEADER) String key,
-				@Header(AmqpHeaders.DELIVERY_TAG) long deliveryTag, Channel channel) throws IOException {
-			if (key.equals("nack-to-dlq") && this.effects.requeued.add(key)) {
-				channel.basicNack(deliveryTag, false, false);
-				return;
-			}
-			if (key.equals("reject-to-dlq") && this.effects.requeued.add(key)) {
-				channel.basicReject(deliveryTag, false);
+			if (key.startsWith("reject-") && this.effects.requeued.add(key)) {
+				channel.basicReject(deliveryTag, key.equals("reject-once"));
 				return;
 			}
 			this.effects.charge(key);
