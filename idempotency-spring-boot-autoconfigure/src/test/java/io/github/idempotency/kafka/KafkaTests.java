@@ -2,6 +2,8 @@ package io.github.idempotency.kafka;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -32,6 +34,10 @@ import static org.awaitility.Awaitility.await;
 final class KafkaTests {
 
 	static final String KEY_HEADER = "idempotency-key";
+
+	/** A log line's level and logger, as the tests' Logback writes them. */
+	private static final Pattern LOG_LINE = Pattern
+		.compile("^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} \\[.*?\\] (TRACE|DEBUG|INFO|WARN|ERROR) (\\S+)");
 
 	private KafkaTests() {
 	}
@@ -90,6 +96,27 @@ final class KafkaTests {
 			.tags(IdempotencyMeters.TAG_WORKFLOW, workflow, IdempotencyMeters.TAG_OUTCOME, outcome)
 			.counter();
 		return (counter != null) ? counter.count() : 0;
+	}
+
+	/**
+	 * The lines logged at INFO or above, with their stack traces, by anything but Lettuce
+	 * and Netty (their reconnections every 100 ms are the tests' settings); the tests log
+	 * DEBUG too, which an application does not.
+	 */
+	static long logLines(String log) {
+		long lines = 0;
+		boolean counted = false;
+		for (String line : log.split("\\R")) {
+			Matcher header = LOG_LINE.matcher(line);
+			if (header.find()) {
+				counted = !header.group(1).equals("DEBUG") && !header.group(1).equals("TRACE")
+						&& !header.group(2).startsWith("io.lettuce") && !header.group(2).startsWith("io.netty");
+			}
+			if (counted) {
+				lines++;
+			}
+		}
+		return lines;
 	}
 
 }
