@@ -1,9 +1,11 @@
 package io.github.idempotency.kafka;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -66,6 +68,8 @@ class KafkaOutageTest {
 	static final String CHARGES = "charges-outage";
 
 	static final String STREAM = "payments-stream";
+
+	static final String BATCHES = "payments-batches";
 
 	private static final Duration OUTAGE = Duration.ofSeconds(12);
 
@@ -159,6 +163,37 @@ class KafkaOutageTest {
 						publishing.set(false);
 						publisher.shutdownNow();
 					}
+				});
+		}
+	}
+
+	/**
+	 * A batch listener whose batch cannot be claimed while Redis is down for 5 s: the
+	 * error handler retries the batch with the back-off of a store outage (Spring Kafka asks
+	 * the back-off function with the batch's first record), which never runs out, so no
+	 * record is skipped and each runs once after it (without it, the batch is retried nine
+	 * times at once and then skipped).
+	 */
+	@Test
+	void aBatchThatCannotBeClaimedWhileRedisIsDownIsNotSkipped() throws Exception {
+		Stream stream = new Stream();
+		try (RedisOutage outage = new RedisOutage()) {
+			KafkaTests.runner()
+				.withBean(RedisConnectionFactory.class, outage::connectionFactory)
+				.withBean(Stream.class, () -> stream)
+				.withBean(NewTopic.class, () -> new NewTopic(BATCHES, 1, (short) 1))
+				.withUserConfiguration(BatchListener.class)
+				.withPropertyValues("idempotency.backend=redis")
+				.run((context) -> {
+					awaitAssignment(container(context, BATCHES), TIMEOUT);
+					CompletableFuture<Duration> back = outage.beginFor(Duration.ofSeconds(5));
+					for (int n = 0; n < 20; n++) {
+						template(context).send(record(BATCHES, 0, "b-" + n, "100"));
+					}
+					template(context).flush();
+					back.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+					await().atMost(TIMEOUT).until(() -> stream.runs.size() == 20);
+					assertThat(stream.runs.values()).allSatisfy((runs) -> assertThat(runs).hasValue(1));
 				});
 		}
 	}
@@ -258,6 +293,24 @@ class KafkaOutageTest {
 		public void onPayment(ConsumerRecord<String, String> record) {
 			this.stream.runTimes.add(System.nanoTime());
 			this.stream.runs.computeIfAbsent(record.key(), (k) -> new AtomicInteger()).incrementAndGet();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BatchListener {
+
+		private final Stream stream;
+
+		BatchListener(Stream stream) {
+			this.stream = stream;
+		}
+
+		@KafkaListener(id = BATCHES, topics = BATCHES, batch = "true")
+		@Idempotent(batch = "records", key = "#item.key()", workflow = "kafka-batches")
+		public void onPayments(List<ConsumerRecord<String, String>> records) {
+			records.forEach((record) -> this.stream.runs.computeIfAbsent(record.key(), (k) -> new AtomicInteger())
+				.incrementAndGet());
 		}
 
 	}
