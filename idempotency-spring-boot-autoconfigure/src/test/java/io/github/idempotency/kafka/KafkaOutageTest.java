@@ -100,8 +100,9 @@ class KafkaOutageTest {
 	 * Measured: deliveries per second per consumer from 3 s into the outage until its end
 	 * (at most 1.5, about one per second; without the back-off, ten at once per record,
 	 * which is then skipped), the log lines written during the outage by the listener's
-	 * side (at most 100), every record run exactly once (none skipped), and the first run
-	 * within 5 s of Redis's return.
+	 * side (at most 150: about three per delivery, two of them Kafka's and Spring Kafka's),
+	 * every record run exactly once (none skipped), and the first run within 5 s of Redis's
+	 * return.
 	 */
 	@Test
 	void anOutageUnderASteadyStreamCostsAboutOneDeliveryPerSecondPerConsumer(CapturedOutput output) throws Exception {
@@ -145,8 +146,10 @@ class KafkaOutageTest {
 								+ "%d log lines during it%n", down, perSecondPerConsumer, logLines);
 						assertThat(perSecondPerConsumer).as("deliveries per second per consumer during the outage")
 							.isLessThanOrEqualTo(1.5);
+						// per delivery, the consumer's seek and Spring Kafka's "Record in retry" (INFO),
+						// and at most a line per interval of the back-off's
 						assertThat(logLines).as("log lines of the listener's side during the outage")
-							.isLessThanOrEqualTo(100);
+							.isLessThanOrEqualTo(150);
 						await().atMost(TIMEOUT).until(() -> stream.runs.size() == sent.get());
 						Duration recovery = Duration.ofNanos(stream.runTimes.stream()
 							.filter((at) -> at >= back)
