@@ -144,6 +144,7 @@ class KafkaOutageTest {
 						long logLines = KafkaTests.logLines(duringOutage);
 						System.out.printf("redis down %s: %.2f deliveries per second per consumer after its first 3 s, "
 								+ "%d log lines during it%n", down, perSecondPerConsumer, logLines);
+						assertThat(duringOutage).as("the log of the outage, as read").contains("deliveries held back");
 						assertThat(perSecondPerConsumer).as("deliveries per second per consumer during the outage")
 							.isLessThanOrEqualTo(1.5);
 						// per delivery, the consumer's seek and Spring Kafka's "Record in retry" (INFO),
