@@ -39,11 +39,23 @@ import org.springframework.amqp.listener.adapter.ReplyFailureException;
 public class IdempotencyFatalExceptionStrategy extends ConditionalRejectingErrorHandler.DefaultExceptionStrategy {
 
 	/**
-	 * A {@link ConditionalRejectingErrorHandler} with this strategy.
+	 * A {@link ConditionalRejectingErrorHandler} with this strategy. It does not log a
+	 * failure that an {@link IdempotencyRabbitListenerBackOff} paused for (the back-off
+	 * logs those, at most a line per interval); it logs every other one as Spring AMQP's
+	 * does.
 	 * @return a new error handler
 	 */
 	public static ConditionalRejectingErrorHandler errorHandler() {
-		return new ConditionalRejectingErrorHandler(new IdempotencyFatalExceptionStrategy());
+		return new ConditionalRejectingErrorHandler(new IdempotencyFatalExceptionStrategy()) {
+
+			@Override
+			protected void log(Throwable throwable) {
+				if (!IdempotencyRabbitListenerBackOff.pausedFor(throwable)) {
+					super.log(throwable);
+				}
+			}
+
+		};
 	}
 
 	@Override

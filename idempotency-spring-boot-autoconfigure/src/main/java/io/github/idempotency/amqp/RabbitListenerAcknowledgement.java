@@ -46,7 +46,9 @@ import org.springframework.util.StringUtils;
  * as an {@link AmqpRejectAndDontRequeueException} that asks the container to reject the
  * message without requeue ({@code rejectManual}), to the queue's dead-letter exchange;</li>
  * <li>anything else before the method ran (a key in progress, a store outage):
- * {@code basicNack(tag, false, true)}, so it is redelivered, and rethrown.</li>
+ * {@code basicNack(tag, false, true)}, so it is redelivered, and rethrown; for a store
+ * outage or a key in progress, after the pause of the container's
+ * {@link IdempotencyRabbitListenerBackOff}.</li>
  * </ul>
  * When the method runs, it acknowledges as it always does; when it rejects the message
  * ({@code basicNack} or {@code basicReject}) and returns, the key is given back instead of
@@ -241,6 +243,9 @@ public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, O
 					throw new AmqpRejectAndDontRequeueException(ex.getMessage(), true, ex);
 				}
 				if (delivered != null && deliveryTag != null) {
+					// a store outage or a key in progress: the consumer pauses before the message is
+					// back in the queue, as the container's back-off does before a requeue in AUTO mode
+					IdempotencyRabbitListenerBackOff.pauseNow(ex);
 					delivered.basicNack(deliveryTag, false, true);
 				}
 				throw ex;

@@ -7,11 +7,13 @@ import io.github.idempotency.kafka.KafkaBatchFailures;
 import io.github.idempotency.kafka.KafkaHeaderKeyConverter;
 import io.github.idempotency.kafka.KafkaListenerAcknowledgement;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
@@ -38,6 +40,7 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
 @AutoConfiguration(beforeName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
 @ConditionalOnClass(name = "org.apache.kafka.common.header.Header")
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(IdempotencyProperties.class)
 public final class IdempotencyKafkaAutoConfiguration {
 
 	@Bean
@@ -52,8 +55,10 @@ public final class IdempotencyKafkaAutoConfiguration {
 
 		@Bean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-		static IdempotencyKafkaErrorHandlerPostProcessor idempotencyKafkaErrorHandlerPostProcessor() {
-			return new IdempotencyKafkaErrorHandlerPostProcessor();
+		static IdempotencyKafkaErrorHandlerPostProcessor idempotencyKafkaErrorHandlerPostProcessor(
+				ObjectProvider<IdempotencyProperties> properties) {
+			return new IdempotencyKafkaErrorHandlerPostProcessor(
+					() -> properties.getObject().getListenerBackOff().toBackOff());
 		}
 
 		@Bean
@@ -70,9 +75,10 @@ public final class IdempotencyKafkaAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(CommonErrorHandler.class)
-		DefaultErrorHandler idempotencyKafkaErrorHandler() {
+		DefaultErrorHandler idempotencyKafkaErrorHandler(IdempotencyProperties properties) {
 			// the post-processor classifies it too; classify here so it stands on its own
-			DefaultErrorHandler errorHandler = IdempotencyKafkaErrors.classify(new DefaultErrorHandler());
+			DefaultErrorHandler errorHandler = IdempotencyKafkaErrors.classify(new DefaultErrorHandler(),
+					properties.getListenerBackOff().toBackOff());
 			// MANUAL_IMMEDIATE commits only what the handler commits: a recovered record would come back
 			errorHandler.setCommitRecovered(true);
 			return errorHandler;

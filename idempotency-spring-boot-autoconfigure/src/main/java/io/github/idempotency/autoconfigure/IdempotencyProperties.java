@@ -11,6 +11,7 @@ import io.github.idempotency.StoreUnavailablePolicy;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.convert.DurationUnit;
 import org.springframework.core.Ordered;
+import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * Configuration of the idempotency starter.
@@ -101,6 +102,8 @@ public class IdempotencyProperties {
 	private int aspectOrder = DEFAULT_ASPECT_ORDER;
 
 	private final Observation observation = new Observation();
+
+	private final ListenerBackOff listenerBackOff = new ListenerBackOff();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -194,6 +197,10 @@ public class IdempotencyProperties {
 		return this.observation;
 	}
 
+	public ListenerBackOff getListenerBackOff() {
+		return this.listenerBackOff;
+	}
+
 	/**
 	 * The engine's settings from these properties.
 	 * @return the settings
@@ -241,6 +248,73 @@ public class IdempotencyProperties {
 
 		public void setIncludeKey(boolean includeKey) {
 			this.includeKey = includeKey;
+		}
+
+	}
+
+	/**
+	 * The back-pressure of Kafka and RabbitMQ listeners on a store outage: a delivery whose
+	 * claim failed because the store could not be reached (fail-closed) or its key was
+	 * still in progress after the wait comes back after a pause that grows while claims keep
+	 * failing (per consumer), never given up on.
+	 */
+	public static class ListenerBackOff {
+
+		/**
+		 * The pause before the first redelivery of a delivery whose claim failed.
+		 */
+		private Duration initialInterval = Duration.ofMillis(100);
+
+		/**
+		 * How much longer each next pause is, while claims keep failing.
+		 */
+		private double multiplier = 2.0;
+
+		/**
+		 * The longest pause: about one redelivery per interval per consumer during an
+		 * outage, and the store's return noticed within it.
+		 */
+		private Duration maxInterval = Duration.ofSeconds(1);
+
+		public Duration getInitialInterval() {
+			return this.initialInterval;
+		}
+
+		public void setInitialInterval(Duration initialInterval) {
+			this.initialInterval = initialInterval;
+		}
+
+		public double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public Duration getMaxInterval() {
+			return this.maxInterval;
+		}
+
+		public void setMaxInterval(Duration maxInterval) {
+			this.maxInterval = maxInterval;
+		}
+
+		/**
+		 * The back-off of these settings, which never gives up.
+		 * @return a new back-off
+		 * @throws IllegalArgumentException when a value is out of range
+		 */
+		public ExponentialBackOff toBackOff() {
+			if (this.initialInterval.isNegative() || this.maxInterval.compareTo(this.initialInterval) < 0
+					|| this.multiplier < 1) {
+				throw new IllegalArgumentException("idempotency.listener-back-off needs 0 <= initial-interval <= "
+						+ "max-interval and a multiplier of at least 1, not " + this.initialInterval + ", "
+						+ this.maxInterval + " and " + this.multiplier);
+			}
+			ExponentialBackOff backOff = new ExponentialBackOff(this.initialInterval.toMillis(), this.multiplier);
+			backOff.setMaxInterval(this.maxInterval.toMillis());
+			return backOff;
 		}
 
 	}

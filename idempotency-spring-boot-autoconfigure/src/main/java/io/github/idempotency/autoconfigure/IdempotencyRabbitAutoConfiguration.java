@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
@@ -43,20 +44,23 @@ import org.springframework.context.annotation.Role;
 @AutoConfiguration(beforeName = "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration")
 @ConditionalOnClass(SimpleMessageListenerContainer.class)
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(IdempotencyProperties.class)
 public final class IdempotencyRabbitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(value = SimpleMessageListenerContainer.class,
 			parameterizedContainer = ContainerCustomizer.class)
-	IdempotencyRabbitContainerCustomizer<SimpleMessageListenerContainer> idempotencySimpleRabbitContainerCustomizer() {
-		return new IdempotencyRabbitContainerCustomizer<>();
+	IdempotencyRabbitContainerCustomizer<SimpleMessageListenerContainer> idempotencySimpleRabbitContainerCustomizer(
+			IdempotencyProperties properties) {
+		return new IdempotencyRabbitContainerCustomizer<>(properties.getListenerBackOff().toBackOff());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean(value = DirectMessageListenerContainer.class,
 			parameterizedContainer = ContainerCustomizer.class)
-	IdempotencyRabbitContainerCustomizer<DirectMessageListenerContainer> idempotencyDirectRabbitContainerCustomizer() {
-		return new IdempotencyRabbitContainerCustomizer<>();
+	IdempotencyRabbitContainerCustomizer<DirectMessageListenerContainer> idempotencyDirectRabbitContainerCustomizer(
+			IdempotencyProperties properties) {
+		return new IdempotencyRabbitContainerCustomizer<>(properties.getListenerBackOff().toBackOff());
 	}
 
 	@Bean

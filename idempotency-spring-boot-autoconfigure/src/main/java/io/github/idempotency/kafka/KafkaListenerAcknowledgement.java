@@ -17,8 +17,10 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
+import io.github.idempotency.internal.HeldBackDeliveries;
 import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.internal.InvalidIdempotentMethodException;
+import io.github.idempotency.internal.OperationDefinition;
 import io.github.idempotency.internal.RedeliveryRequested;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -104,7 +106,61 @@ public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Or
 		// need beans of the listener's own class)
 		this.listeners.add(new Listener(method, targetClass, listener, (adaptation != null) ? null
 				: problem(batch, consumer, record), adaptation));
-		return adaptation;
+		if (adaptation == null && !StringUtils.hasText(annotation.key())) {
+			// no key: the method's resolution fails, naming it, as for any method
+			return null;
+		}
+		return new Reporting(adaptation);
+	}
+
+	/**
+	 * Tells the error handler's back-off ({@link IdempotencyKafkaErrors#claimed()}) that
+	 * the claims of this consumer succeed again once a call is not held back for the store
+	 * or a key in progress; runs the call with its acknowledging adaptation, if any.
+	 */
+	private record Reporting(@Nullable Adaptation adaptation) implements Adaptation {
+
+		@Override
+		public OperationDefinition definition(OperationDefinition declared) {
+			return (this.adaptation != null) ? this.adaptation.definition(declared) : declared;
+		}
+
+		@Override
+		public @Nullable Object invoke(@Nullable Object key, @Nullable Object payload, Invocation invocation)
+				throws Throwable {
+			try {
+				Object result = (this.adaptation != null) ? this.adaptation.invoke(key, payload, invocation)
+						: invocation.execute(key, payload, invocation::proceed);
+				IdempotencyKafkaErrors.claimed();
+				return result;
+			}
+			catch (Throwable ex) {
+				if (HeldBackDeliveries.cause(ex) == null) {
+					IdempotencyKafkaErrors.claimed();
+				}
+				throw ex;
+			}
+		}
+
+		@Override
+		public void invokeBatch(BatchCall call) throws Throwable {
+			try {
+				if (this.adaptation != null) {
+					this.adaptation.invokeBatch(call);
+				}
+				else {
+					call.execute((positions, arguments) -> arguments);
+				}
+				IdempotencyKafkaErrors.claimed();
+			}
+			catch (Throwable ex) {
+				if (HeldBackDeliveries.cause(ex) == null) {
+					IdempotencyKafkaErrors.claimed();
+				}
+				throw ex;
+			}
+		}
+
 	}
 
 	/**

@@ -1,6 +1,9 @@
 package io.github.idempotency.actuate;
 
 import java.time.Duration;
+import java.util.UUID;
+
+import javax.sql.DataSource;
 
 import org.junit.jupiter.api.Test;
 
@@ -17,11 +20,15 @@ import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
 import io.github.idempotency.testfixtures.UnreachableIdempotencyStore;
+import io.github.idempotency.testservers.RedisConnections;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -104,6 +111,41 @@ class IdempotencyEndpointTest {
 		this.runner.withBean(IdempotencyStore.class, () -> new UnreachableIdempotencyStore("redis")).run((context) -> {
 			Health health = context.getBean(IdempotencyHealthIndicator.class).health();
 			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+		});
+	}
+
+	@Test
+	void healthNamesARedisStoreAndItsAddressWhenItIsDown() {
+		// nothing listens on port 1: the store is down, and named
+		LettuceConnectionFactory unreachable = RedisConnections.standalone("redis://127.0.0.1:1");
+		try {
+			this.runner.withBean(RedisConnectionFactory.class, () -> unreachable)
+				.withPropertyValues("idempotency.backend=redis")
+				.run((context) -> {
+					Health health = context.getBean(IdempotencyHealthIndicator.class).health();
+					assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+					assertThat(health.getDetails()).containsEntry("backend", "redis")
+						.containsEntry("address", "127.0.0.1:1");
+				});
+		}
+		finally {
+			unreachable.destroy();
+		}
+	}
+
+	@Test
+	void healthNamesAJdbcStoreAndItsUrlWithoutCredentials() {
+		this.runner
+			.withBean(DataSource.class,
+					() -> new DriverManagerDataSource(
+					"jdbc:h2:mem:health-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;user=sa;password=secret")).withPropertyValues("idempotency.backend=jdbc", "idempotency.jdbc.initialize-schema=always").run((context) -> {
+			Health health = context.getBean(IdempotencyHealthIndicator.class).health();
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsEntry("backend", "jdbc");
+			assertThat((String) health.getDetails().get("address")).startsWith("jdbc:h2:mem:health-")
+				.endsWith(";DB_CLOSE_DELAY=-1")
+				.doesNotContain("secret")
+				.doesNotContain("user");
 		});
 	}
 

@@ -152,6 +152,30 @@ class RabbitManualAckTest {
 		});
 	}
 
+	/**
+	 * The starter nacks a key in progress with requeue after the pause of the container's
+	 * back-off, as the container requeues in AUTO mode: 100, 200, 400 and 800 ms before the
+	 * second to the fifth delivery (without it, five deliveries take a few milliseconds).
+	 */
+	@ParameterizedTest
+	@MethodSource("listeners")
+	void aKeyInProgressElsewhereComesBackAfterPausesThatGrow(Class<?> listener) {
+		this.runner.withUserConfiguration(listener).run((context) -> {
+			IdempotencyStore store = context.getBean(IdempotencyStore.class);
+			ClaimHandle elsewhere = store.claim(new ClaimRequest(new RecordId(WORKFLOW, "b-1"), "elsewhere", null,
+					Duration.ofMinutes(5), Duration.ofDays(1))).acquiredHandle();
+			long began = System.nanoTime();
+			send(context, "b-1", "100");
+			await().atMost(TIMEOUT).until(() -> requests(context, "conflict") >= 5);
+			assertThat(Duration.ofNanos(System.nanoTime() - began)).as("five deliveries of a key in progress")
+				.isGreaterThanOrEqualTo(Duration.ofMillis(1500));
+			elsewhere.release(new IllegalStateException("crashed"));
+			await().atMost(TIMEOUT).until(() -> context.getBean(Effects.class).byKey.containsKey("b-1"));
+			assertQueuesEmptyOnceStopped(context);
+			assertChargedOnce(context, 1);
+		});
+	}
+
 	@Test
 	void aMessageTheListenerRequeuesRunsWhenItComesAgain() {
 		this.runner.withUserConfiguration(RequeueingListener.class).run((context) -> {

@@ -1,5 +1,8 @@
 package io.github.idempotency.autoconfigure;
 
+import org.aopalliance.aop.Advice;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
 import org.junit.jupiter.api.Test;
 
 import io.github.idempotency.IdempotencyInProgressException;
@@ -7,6 +10,7 @@ import io.github.idempotency.IdempotencyKeyReusedException;
 import io.github.idempotency.InvalidIdempotencyKeyException;
 import io.github.idempotency.amqp.IdempotencyFatalExceptionStrategy;
 import io.github.idempotency.amqp.IdempotencyRabbitContainerCustomizer;
+import io.github.idempotency.amqp.IdempotencyRabbitListenerBackOff;
 import io.github.idempotency.amqp.IdempotencyRabbitRetrySettingsCustomizer;
 import io.github.idempotency.amqp.IdempotentRabbitListenerReplyCheck;
 import org.springframework.amqp.AmqpException;
@@ -17,6 +21,7 @@ import org.springframework.amqp.listener.adapter.ReplyFailureException;
 import org.springframework.amqp.rabbit.config.ContainerCustomizer;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 import org.springframework.amqp.rabbit.support.ListenerExecutionFailedException;
+import org.springframework.beans.DirectFieldAccessor;
 import org.springframework.boot.amqp.autoconfigure.RabbitListenerRetrySettingsCustomizer;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.retry.RetryPolicySettings;
@@ -44,6 +49,31 @@ class IdempotencyRabbitAutoConfigurationTest {
 				.containsExactly("idempotencySimpleRabbitContainerCustomizer");
 			assertThat(context).getBeans(IdempotencyRabbitContainerCustomizer.class).hasSize(2);
 		});
+	}
+
+	@Test
+	@SuppressWarnings("unchecked")
+	void bootsListenerContainersPauseBeforeTheRequeueOfAClaimTheStoreFailedOutsideListenerRetry() {
+		this.runner.run((context) -> {
+			SimpleMessageListenerContainer container = new SimpleMessageListenerContainer();
+			MethodInterceptor retry = MethodInvocation::proceed;
+			container.setAdviceChain(retry);
+			context.getBean("idempotencySimpleRabbitContainerCustomizer", IdempotencyRabbitContainerCustomizer.class)
+				.configure(container);
+			Advice[] chain = (Advice[]) new DirectFieldAccessor(container).getPropertyValue("adviceChain");
+			assertThat(chain).hasSize(2);
+			assertThat(chain[0]).isInstanceOf(IdempotencyRabbitListenerBackOff.class);
+			assertThat(chain[1]).isSameAs(retry);
+		});
+	}
+
+	@Test
+	void aListenerBackOffOutOfRangeFailsTheStart() {
+		this.runner.withPropertyValues("idempotency.listener-back-off.multiplier=0.5")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("idempotency.listener-back-off"));
 	}
 
 	@Test

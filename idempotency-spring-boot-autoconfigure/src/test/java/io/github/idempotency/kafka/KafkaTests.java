@@ -2,6 +2,8 @@ package io.github.idempotency.kafka;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -32,6 +34,17 @@ import static org.awaitility.Awaitility.await;
 final class KafkaTests {
 
 	static final String KEY_HEADER = "idempotency-key";
+
+	/**
+	 * A log line's level: Logback's own layout ({@code 08:25:16.233 [thread] WARN logger}), or
+	 * Spring Boot's once an application of another test set it up
+	 * ({@code 2026-11-28T08:25:16.233Z  WARN 4242 --- [thread] logger}).
+	 */
+	private static final Pattern LOG_LINE = Pattern
+		.compile("^\\S+\\s+(?:\\[[^\\]]*\\]\\s+)?(TRACE|DEBUG|INFO|WARN|ERROR)\\b");
+
+	/** Lettuce's and Netty's reconnections, whose logger names Spring Boot abbreviates. */
+	private static final Pattern CLIENT = Pattern.compile("lettuce|netty|ConnectionWatchdog|ReconnectionHandler");
 
 	private KafkaTests() {
 	}
@@ -90,6 +103,27 @@ final class KafkaTests {
 			.tags(IdempotencyMeters.TAG_WORKFLOW, workflow, IdempotencyMeters.TAG_OUTCOME, outcome)
 			.counter();
 		return (counter != null) ? counter.count() : 0;
+	}
+
+	/**
+	 * The lines logged at INFO or above, with their stack traces, by anything but Lettuce
+	 * and Netty (their reconnections every 100 ms are the tests' settings); the tests log
+	 * DEBUG too, which an application does not.
+	 */
+	static long logLines(String log) {
+		long lines = 0;
+		boolean counted = false;
+		for (String line : log.split("\\R")) {
+			Matcher header = LOG_LINE.matcher(line);
+			if (header.find()) {
+				counted = !header.group(1).equals("DEBUG") && !header.group(1).equals("TRACE")
+						&& !CLIENT.matcher(line).find();
+			}
+			if (counted) {
+				lines++;
+			}
+		}
+		return lines;
 	}
 
 }
