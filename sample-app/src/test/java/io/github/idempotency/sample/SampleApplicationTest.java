@@ -70,7 +70,8 @@ class SampleApplicationTest {
 		Map<String, Object> health = http.get().uri("/health").retrieve().body(JSON);
 		assertThat(health).containsEntry("status", "UP");
 		assertThat(health).extracting("components.idempotency")
-			.isEqualTo(Map.of("status", "UP", "details", Map.of("backend", "jdbc")));
+			.isEqualTo(Map.of("status", "UP", "details",
+					Map.of("backend", "jdbc", "address", "jdbc:h2:mem:payments;DB_CLOSE_DELAY=-1")));
 	}
 
 }
