@@ -1,31 +1,21 @@
 package io.github.idempotency.internal;
 
 import io.github.idempotency.IdempotencyKeyConverter;
-import io.github.idempotency.StoreUnavailablePolicy;
 import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.observe.Outcome;
-import io.github.idempotency.observe.StoreOperation;
 import java.lang.reflect.Type;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import org.apache.commons.logging.Log;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
-import io.github.idempotency.IdempotencyContext;
 import io.github.idempotency.IdempotencyException;
 import io.github.idempotency.IdempotencyInProgressException;
-import io.github.idempotency.IdempotencyStoreException;
-import io.github.idempotency.InProgressPolicy;
 import io.github.idempotency.InvalidIdempotencyKeyException;
-import io.github.idempotency.store.ClaimRequest;
-import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
 
@@ -39,8 +29,6 @@ import io.github.idempotency.store.RecordId;
  */
 public final class IdempotencyEngine implements AutoCloseable {
 
-	private static final Log logger = Protocol.logger;
-
 	private final JsonMapper jsonMapper;
 
 	private final EngineSettings settings;
@@ -48,8 +36,6 @@ public final class IdempotencyEngine implements AutoCloseable {
 	private final ExecutionObservations observations;
 
 	private final Protocol protocol;
-
-	private final Settlement settlement;
 
 	/**
 	 * An engine with no observations and no key converters; see {@link #builder} for the
@@ -71,7 +57,6 @@ public final class IdempotencyEngine implements AutoCloseable {
 		this.settings = builder.settings;
 		this.protocol = new Protocol(store, this.jsonMapper, this.settings, IsolatedObserver.of(builder.observer),
 				this.observations, builder.keyConverters, (builder.time != null) ? builder.time : EngineTime.system());
-		this.settlement = this.protocol.settlement();
 	}
 
 	/**
@@ -128,21 +113,6 @@ public final class IdempotencyEngine implements AutoCloseable {
 		}
 	}
 
-	private @Nullable Object execute(IdempotentOperation operation, RecordId id, @Nullable Object payload,
-			Action action) throws Throwable {
-		SingleCall call = new SingleCall(operation, id, payload, action);
-		while (true) {
-			Object answered = call.claim();
-			if (answered != SingleCall.WAIT) {
-				return answered;
-			}
-			long pause = call.pause();
-			if (pause < 0 || !this.protocol.time().sleep(pause)) {
-				throw call.rejected();
-			}
-		}
-	}
-
 	/**
 	 * Runs an asynchronous operation as {@link #execute} does, without holding a thread
 	 * while it waits for a run of the same key elsewhere: each claim is made on
@@ -163,87 +133,12 @@ public final class IdempotencyEngine implements AutoCloseable {
 		if (async == null) {
 			throw new IllegalArgumentException("'" + operation.workflow() + "' does not have an asynchronous result");
 		}
-		CompletableFuture<@Nullable Object> answer = new CompletableFuture<>();
-		Runnable attempt = new Runnable() {
-
-			private @Nullable SingleCall call;
-
-			private @Nullable Observation observation;
-
-			@Override
-			public void run() {
-				if (this.call == null) {
-					try {
-						RecordId id = IdempotencyEngine.this.protocol.id(operation.workflow(), key);
-						this.call = new SingleCall(operation, id, payload, action);
-						if (!IdempotencyEngine.this.observations.isNoop()) {
-							this.observation = IdempotencyEngine.this.observations.execution(id);
-						}
-					}
-					catch (Throwable ex) {
-						answer.completeExceptionally(ex);
-						return;
-					}
-				}
-				Observation observation = this.observation;
-				if (observation == null) {
-					attempt(this.call);
-					return;
-				}
-				boolean waits;
-				try (Observation.Scope scope = observation.openScope()) {
-					waits = attempt(this.call);
-				}
-				if (!waits) {
-					ExecutionObservations.stopUnlessHandedOver(observation);
-				}
-			}
-
-			/** One claim; whether the call waits for another. */
-			private boolean attempt(SingleCall call) {
-				try {
-					Object answered = call.claim();
-					if (answered != SingleCall.WAIT) {
-						async.stage(Objects.requireNonNull(answered)).whenComplete((value, failure) -> {
-							if (failure != null) {
-								answer.completeExceptionally((failure instanceof CompletionException
-										&& failure.getCause() != null) ? failure.getCause() : failure);
-							}
-							else {
-								answer.complete(value);
-							}
-						});
-						return false;
-					}
-					long pause = call.pause();
-					if (pause < 0) {
-						throw call.rejected();
-					}
-					IdempotencyEngine.this.protocol.time().schedule(() -> execute(claims, this, answer), pause);
-					return true;
-				}
-				catch (Throwable ex) {
-					if (this.observation != null) {
-						this.observation.error(ex);
-					}
-					answer.completeExceptionally(ex);
-					return false;
-				}
-			}
-
-		};
-		execute(claims, attempt, answer);
-		return answer;
+		return new SingleCall.Async(this.protocol, operation, key, payload, action, claims).start();
 	}
 
-	private static void execute(Executor executor, Runnable task, CompletableFuture<?> answer) {
-		try {
-			executor.execute(task);
-		}
-		catch (RuntimeException ex) {
-			// the executor is shut down, or full
-			answer.completeExceptionally(ex);
-		}
+	private @Nullable Object execute(IdempotentOperation operation, RecordId id, @Nullable Object payload,
+			Action action) throws Throwable {
+		return new SingleCall(this.protocol, operation, id, payload, action).execute();
 	}
 
 	/**
@@ -317,212 +212,6 @@ public final class IdempotencyEngine implements AutoCloseable {
 	@Override
 	public void close() {
 		this.protocol.close();
-	}
-
-	private @Nullable Object run(Execution execution, Action action) throws Throwable {
-		IdempotentOperation operation = execution.operation();
-		IdempotencyContext previous = execution.bind();
-		Object result;
-		try {
-			result = action.proceed();
-		}
-		catch (RedeliveryRequested ex) {
-			execution.unbind(previous);
-			RuntimeException notGivenBack = this.settlement.settle(execution, new Ending.Abandoned());
-			if (notGivenBack != null) {
-				logger.warn("Could not give back " + execution.id() + ", whose delivery comes again: "
-						+ notGivenBack.getMessage() + "; it runs once its lease runs out");
-			}
-			return ex.result();
-		}
-		catch (Throwable ex) {
-			execution.unbind(previous);
-			RuntimeException notStored = this.settlement.settle(execution, this.settlement.threw(execution, ex));
-			if (notStored != null) {
-				Settlement.notFinished(ex, notStored);
-			}
-			throw ex;
-		}
-		execution.unbind(previous);
-		if (operation.async() != null) {
-			return settleLater(execution, operation.async(), result);
-		}
-		RuntimeException notStored = this.settlement.settle(execution, this.settlement.returned(execution, result));
-		if (notStored != null) {
-			throw notStored;
-		}
-		return result;
-	}
-
-	/**
-	 * Settles the run once an asynchronous result settles (the lease renewed until then),
-	 * and answers with a result that settles after the record did. Any number of
-	 * subscribers, early or late, re-subscribing or cancelling, see that one outcome: none
-	 * of them reaches the settlement.
-	 */
-	private Object settleLater(Execution execution, AsyncResult async, @Nullable Object result) {
-		if (result == null) {
-			this.settlement.settle(execution, new Ending.Released(new IllegalStateException("null result")));
-			throw new IllegalStateException("The asynchronous idempotent operation '" + execution.workflow()
-					+ "' returned null instead of a result that settles");
-		}
-		CompletableFuture<@Nullable Object> settled = new CompletableFuture<>();
-		Observation observation = this.observations.handOver();
-		async.stage(result).whenComplete((value, thrown) -> {
-			Throwable failure = (thrown instanceof CompletionException && thrown.getCause() != null) ? thrown.getCause()
-					: thrown;
-			Ending ending = (failure != null) ? this.settlement.threw(execution, failure)
-					: this.settlement.returned(execution, value);
-			this.settlement.settleLater(execution, ending, observation, (notStored) -> {
-				if (failure == null && notStored != null) {
-					settle(settled, observation, null, notStored);
-				}
-				else {
-					if (failure != null && notStored != null) {
-						Settlement.notFinished(failure, notStored);
-					}
-					settle(settled, observation, value, failure);
-				}
-			});
-		});
-		return async.of(settled);
-	}
-
-	private static void settle(CompletableFuture<@Nullable Object> settled, @Nullable Observation observation,
-			@Nullable Object value, @Nullable Throwable failure) {
-		try {
-			if (observation != null) {
-				if (failure != null) {
-					observation.error(failure);
-				}
-				observation.stop();
-			}
-		}
-		finally {
-			if (failure != null) {
-				settled.completeExceptionally(failure);
-			}
-			else {
-				settled.complete(value);
-			}
-		}
-	}
-
-	private @Nullable Object storeUnavailable(IdempotentOperation operation, RecordId id, RuntimeException ex,
-			Action action) throws Throwable {
-		this.protocol.ended(operation.workflow(), Outcome.STORE_ERROR);
-		if (StoreErrors.isRefusal(ex)) {
-			throw ex;
-		}
-		if (this.settings.storeUnavailable() == StoreUnavailablePolicy.FAIL_CLOSED) {
-			throw new IdempotencyStoreException("The idempotency store could not claim " + id
-					+ "; the operation was not run (idempotency.store-unavailable=fail-closed)", ex);
-		}
-		logger.warn("The idempotency store could not claim " + id
-				+ "; running the operation unprotected (idempotency.store-unavailable=fail-open): " + ex);
-		Execution execution = new Execution(this.protocol.calls(), this.protocol.observer(), operation, id, null, null,
-				null);
-		IdempotencyContext previous = execution.bind();
-		try {
-			return action.proceed();
-		}
-		finally {
-			execution.unbind(previous);
-		}
-	}
-
-	/**
-	 * One single call's claims: each answered once ({@code Protocol.answer}), the wait for a
-	 * run of the same key elsewhere left to the caller, which sleeps ({@link #execute}) or
-	 * sets a timer ({@link #executeAsync}).
-	 */
-	private final class SingleCall {
-
-		/** Claim again once {@link #pause()} has passed. */
-		static final Object WAIT = new Object();
-
-		private final IdempotentOperation operation;
-
-		private final RecordId id;
-
-		private final ClaimRequest request;
-
-		private final Action action;
-
-		private @Nullable Backoff waiting;
-
-		private int attempt;
-
-		SingleCall(IdempotentOperation operation, RecordId id, @Nullable Object payload, Action action) {
-			String workflow = operation.workflow();
-			if (operation.async() != null && Transactions.isActive()) {
-				throw new IllegalStateException("The asynchronous idempotent operation '" + workflow + "' is called "
-						+ "inside a transaction, which would end before its result is known: call it outside any "
-						+ "transaction");
-			}
-			this.operation = operation;
-			this.id = id;
-			this.request = IdempotencyEngine.this.protocol.request(operation, id, payload);
-			this.action = action;
-		}
-
-		/**
-		 * One claim and what it answers: this run's result, a stored one, a refusal thrown,
-		 * or {@link #WAIT}.
-		 */
-		@Nullable Object claim() throws Throwable {
-			Protocol protocol = IdempotencyEngine.this.protocol;
-			String workflow = this.operation.workflow();
-			ClaimResult claim;
-			try {
-				claim = protocol.calls().step(StoreOperation.CLAIM, () -> protocol.store().claim(this.request));
-			}
-			catch (IdempotencyInProgressException ex) {
-				// the store cannot wait here (inside the caller's transaction): retry later
-				if (this.waiting == null) {
-					protocol.observer().onConflict(workflow);
-				}
-				protocol.ended(workflow, Outcome.CONFLICT);
-				throw ex;
-			}
-			catch (RuntimeException ex) {
-				return storeUnavailable(this.operation, this.id, ex, this.action);
-			}
-			Protocol.Answer answer = protocol.answer(this.operation, this.request, claim);
-			if (!answer.inProgress()) {
-				protocol.ended(workflow, answer.outcome());
-			}
-			if (answer.execution() != null) {
-				return run(answer.execution(), this.action);
-			}
-			if (answer.refusal() != null) {
-				throw answer.refusal();
-			}
-			if (!answer.inProgress()) {
-				AsyncResult async = this.operation.async();
-				return (async != null) ? async.completed(answer.result()) : answer.result();
-			}
-			this.attempt = claim.record().attempt();
-			if (this.waiting == null) {
-				protocol.observer().onConflict(workflow);
-				this.waiting = protocol.backoff(IdempotencyEngine.this.settings.waitTimeout());
-			}
-			return WAIT;
-		}
-
-		/** The pause before claiming again, in nanoseconds; -1 when the call is to be rejected. */
-		long pause() {
-			return (this.operation.onInProgress() == InProgressPolicy.REJECT || this.waiting == null) ? -1
-					: this.waiting.next();
-		}
-
-		/** The call ends in conflict: the key is still in progress elsewhere. */
-		IdempotencyInProgressException rejected() {
-			IdempotencyEngine.this.protocol.ended(this.operation.workflow(), Outcome.CONFLICT);
-			return new IdempotencyInProgressException("The idempotency key of '" + this.operation.workflow()
-					+ "' is being processed by another run (attempt " + this.attempt + ")");
-		}
-
 	}
 
 	/**

@@ -1,8 +1,6 @@
 package io.github.idempotency.kafka;
 
 import java.lang.reflect.Method;
-import java.time.Duration;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -310,116 +308,6 @@ public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Or
 
 		private static void commit(Consumer<?, ?> consumer, String topic, int partition, long offset) {
 			consumer.commitSync(Map.of(new TopicPartition(topic, partition), new OffsetAndMetadata(offset + 1)));
-		}
-
-	}
-
-	/**
-	 * A batch listener: hands the method an {@link Acknowledgment} that speaks in the
-	 * indexes of the list it receives, and acknowledges what the engine answered.
-	 */
-	private record BatchAcknowledging(int acknowledgment) implements Adaptation {
-
-		@Override
-		public @Nullable Object invoke(@Nullable Object key, @Nullable Object payload, Invocation invocation) {
-			throw new IllegalStateException("not a batch call");
-		}
-
-		@Override
-		public void invokeBatch(BatchCall call) throws Throwable {
-			if (!(call.arguments()[this.acknowledgment] instanceof Acknowledgment ack)) {
-				call.execute((positions, arguments) -> arguments);
-				return;
-			}
-			Translated[] translated = { null };
-			call.execute(new BatchArguments() {
-
-				@Override
-				public @Nullable Object[] apply(int[] positions, @Nullable Object[] arguments) {
-					translated[0] = new Translated(ack, positions);
-					arguments[BatchAcknowledging.this.acknowledgment] = translated[0];
-					return arguments;
-				}
-
-				@Override
-				public int redeliveredFrom() {
-					return (translated[0] != null) ? translated[0].nackedAt : -1;
-				}
-
-			});
-			int last = call.batch().size() - 1;
-			if (translated[0] == null) {
-				// nothing ran: every record was answered
-				ack.acknowledge();
-			}
-			else if (translated[0].partialToEnd && translated[0].positions[translated[0].positions.length - 1] < last) {
-				// the method acknowledged all it received; the records after them were answered
-				ack.acknowledge(last);
-			}
-		}
-
-	}
-
-	/**
-	 * The {@link Acknowledgment} the method gets: a batch's speaks in the indexes of the
-	 * list the method received; each remembers where the method asked for its records
-	 * again ({@code nack}).
-	 */
-	private static final class Translated implements Acknowledgment {
-
-		private final Acknowledgment delegate;
-
-		private final int[] positions;
-
-		private boolean partialToEnd;
-
-		/** The index from which the method asked for its records again, or -1. */
-		private int nackedAt = -1;
-
-		Translated(Acknowledgment delegate, int[] positions) {
-			this.delegate = delegate;
-			this.positions = positions;
-		}
-
-		@Override
-		public void acknowledge() {
-			this.delegate.acknowledge();
-		}
-
-		@Override
-		public void acknowledge(int index) {
-			this.delegate.acknowledge(position(index));
-			this.partialToEnd = index == this.positions.length - 1;
-		}
-
-		@Override
-		public void nack(Duration sleep) {
-			this.delegate.nack(sleep);
-			this.nackedAt = 0;
-		}
-
-		@Override
-		public void nack(int index, Duration sleep) {
-			this.delegate.nack(position(index), sleep);
-			this.nackedAt = index;
-		}
-
-		@Override
-		public boolean isOutOfOrderCommit() {
-			return this.delegate.isOutOfOrderCommit();
-		}
-
-		private int position(int index) {
-			if (index < 0 || index >= this.positions.length) {
-				throw new IllegalArgumentException("index (" + index + ") is out of range (0-"
-						+ (this.positions.length - 1) + ")");
-			}
-			return this.positions[index];
-		}
-
-		@Override
-		public String toString() {
-			return "Acknowledgment of records " + Arrays.toString(this.positions) + " of " + this.delegate;
 		}
 
 	}

@@ -62,7 +62,12 @@ public final class ExchangeRun {
 		}
 	}
 
-	private boolean isPermanent(Throwable failure) {
+	/**
+	 * Whether a failure of the method is one of its permanent ones, whose answer is stored.
+	 * @param failure what the method threw
+	 * @return whether it is recorded
+	 */
+	public boolean isPermanent(Throwable failure) {
 		for (Class<? extends Throwable> type : this.permanentFailures) {
 			if (type.isInstance(failure)) {
 				return true;

@@ -1,0 +1,369 @@
+package io.github.idempotency.internal;
+
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+
+import io.micrometer.observation.Observation;
+import org.apache.commons.logging.Log;
+import org.jspecify.annotations.Nullable;
+
+import io.github.idempotency.IdempotencyContext;
+import io.github.idempotency.IdempotencyInProgressException;
+import io.github.idempotency.IdempotencyStoreException;
+import io.github.idempotency.InProgressPolicy;
+import io.github.idempotency.StoreUnavailablePolicy;
+import io.github.idempotency.internal.IdempotencyEngine.Action;
+import io.github.idempotency.observe.Outcome;
+import io.github.idempotency.observe.StoreOperation;
+import io.github.idempotency.store.ClaimRequest;
+import io.github.idempotency.store.ClaimResult;
+import io.github.idempotency.store.RecordId;
+
+/**
+ * The single-call shape (as {@link BatchRun} is the batch's): one call's claims, each
+ * answered once ({@code Protocol.answer}); an acquired claim run with its lease renewed and
+ * settled ({@link Settlement}), now or, for an asynchronous result, once it settles; a
+ * duplicate's stored result; a refusal thrown; the wait for a run of the same key
+ * elsewhere driven by a caller that sleeps ({@link #execute}) or one that sets a timer
+ * ({@link Async}).
+ */
+final class SingleCall {
+
+	private static final Log logger = Protocol.logger;
+
+	/** Claim again once {@link #pause()} has passed. */
+	static final Object WAIT = new Object();
+
+	private final Protocol protocol;
+
+	private final IdempotentOperation operation;
+
+	private final RecordId id;
+
+	private final ClaimRequest request;
+
+	private final Action action;
+
+	private @Nullable Backoff waiting;
+
+	private int attempt;
+
+	SingleCall(Protocol protocol, IdempotentOperation operation, RecordId id, @Nullable Object payload, Action action) {
+		String workflow = operation.workflow();
+		if (operation.async() != null && Transactions.isActive()) {
+			throw new IllegalStateException("The asynchronous idempotent operation '" + workflow + "' is called "
+					+ "inside a transaction, which would end before its result is known: call it outside any "
+					+ "transaction");
+		}
+		this.protocol = protocol;
+		this.operation = operation;
+		this.id = id;
+		this.request = protocol.request(operation, id, payload);
+		this.action = action;
+	}
+
+	/**
+	 * One claim and what it answers: this run's result, a stored one, a refusal thrown,
+	 * or {@link #WAIT}.
+	 */
+	@Nullable Object claim() throws Throwable {
+		Protocol protocol = this.protocol;
+		String workflow = this.operation.workflow();
+		ClaimResult claim;
+		try {
+			claim = protocol.calls().step(StoreOperation.CLAIM, () -> protocol.store().claim(this.request));
+		}
+		catch (IdempotencyInProgressException ex) {
+			// the store cannot wait here (inside the caller's transaction): retry later
+			if (this.waiting == null) {
+				protocol.observer().onConflict(workflow);
+			}
+			protocol.ended(workflow, Outcome.CONFLICT);
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			return storeUnavailable(this.operation, this.id, ex, this.action);
+		}
+		Protocol.Answer answer = protocol.answer(this.operation, this.request, claim);
+		if (!answer.inProgress()) {
+			protocol.ended(workflow, answer.outcome());
+		}
+		if (answer.execution() != null) {
+			return run(answer.execution(), this.action);
+		}
+		if (answer.refusal() != null) {
+			throw answer.refusal();
+		}
+		if (!answer.inProgress()) {
+			AsyncResult async = this.operation.async();
+			return (async != null) ? async.completed(answer.result()) : answer.result();
+		}
+		this.attempt = claim.record().attempt();
+		if (this.waiting == null) {
+			protocol.observer().onConflict(workflow);
+			this.waiting = protocol.backoff(this.protocol.settings().waitTimeout());
+		}
+		return WAIT;
+	}
+
+	/** The pause before claiming again, in nanoseconds; -1 when the call is to be rejected. */
+	long pause() {
+		return (this.operation.onInProgress() == InProgressPolicy.REJECT || this.waiting == null) ? -1
+				: this.waiting.next();
+	}
+
+	/** The call ends in conflict: the key is still in progress elsewhere. */
+	IdempotencyInProgressException rejected() {
+		this.protocol.ended(this.operation.workflow(), Outcome.CONFLICT);
+		return new IdempotencyInProgressException("The idempotency key of '" + this.operation.workflow()
+				+ "' is being processed by another run (attempt " + this.attempt + ")");
+	}
+
+	/**
+	 * Claims until the call is answered, sleeping on the engine's time while a run of the same
+	 * key elsewhere is waited for.
+	 */
+	@Nullable Object execute() throws Throwable {
+		while (true) {
+			Object answered = claim();
+			if (answered != WAIT) {
+				return answered;
+			}
+			long pause = pause();
+			if (pause < 0 || !this.protocol.time().sleep(pause)) {
+				throw rejected();
+			}
+		}
+	}
+
+	private @Nullable Object run(Execution execution, Action action) throws Throwable {
+		IdempotentOperation operation = execution.operation();
+		IdempotencyContext previous = execution.bind();
+		Object result;
+		try {
+			result = action.proceed();
+		}
+		catch (RedeliveryRequested ex) {
+			execution.unbind(previous);
+			RuntimeException notGivenBack = this.protocol.settlement().settle(execution, new Ending.Abandoned());
+			if (notGivenBack != null) {
+				logger.warn("Could not give back " + execution.id() + ", whose delivery comes again: "
+						+ notGivenBack.getMessage() + "; it runs once its lease runs out");
+			}
+			return ex.result();
+		}
+		catch (Throwable ex) {
+			execution.unbind(previous);
+			RuntimeException notStored = this.protocol.settlement().settle(execution, this.protocol.settlement().threw(execution, ex));
+			if (notStored != null) {
+				Settlement.notFinished(ex, notStored);
+			}
+			throw ex;
+		}
+		execution.unbind(previous);
+		if (operation.async() != null) {
+			return settleLater(execution, operation.async(), result);
+		}
+		RuntimeException notStored = this.protocol.settlement().settle(execution, this.protocol.settlement().returned(execution, result));
+		if (notStored != null) {
+			throw notStored;
+		}
+		return result;
+	}
+
+	/**
+	 * Settles the run once an asynchronous result settles (the lease renewed until then),
+	 * and answers with a result that settles after the record did. Any number of
+	 * subscribers, early or late, re-subscribing or cancelling, see that one outcome: none
+	 * of them reaches the settlement.
+	 */
+	private Object settleLater(Execution execution, AsyncResult async, @Nullable Object result) {
+		if (result == null) {
+			this.protocol.settlement().settle(execution, new Ending.Released(new IllegalStateException("null result")));
+			throw new IllegalStateException("The asynchronous idempotent operation '" + execution.workflow()
+					+ "' returned null instead of a result that settles");
+		}
+		CompletableFuture<@Nullable Object> settled = new CompletableFuture<>();
+		Observation observation = this.protocol.observations().handOver();
+		async.stage(result).whenComplete((value, thrown) -> {
+			Throwable failure = (thrown instanceof CompletionException && thrown.getCause() != null) ? thrown.getCause()
+					: thrown;
+			Ending ending = (failure != null) ? this.protocol.settlement().threw(execution, failure)
+					: this.protocol.settlement().returned(execution, value);
+			this.protocol.settlement().settleLater(execution, ending, observation, (notStored) -> {
+				if (failure == null && notStored != null) {
+					settle(settled, observation, null, notStored);
+				}
+				else {
+					if (failure != null && notStored != null) {
+						Settlement.notFinished(failure, notStored);
+					}
+					settle(settled, observation, value, failure);
+				}
+			});
+		});
+		return async.of(settled);
+	}
+
+	private static void settle(CompletableFuture<@Nullable Object> settled, @Nullable Observation observation,
+			@Nullable Object value, @Nullable Throwable failure) {
+		try {
+			if (observation != null) {
+				if (failure != null) {
+					observation.error(failure);
+				}
+				observation.stop();
+			}
+		}
+		finally {
+			if (failure != null) {
+				settled.completeExceptionally(failure);
+			}
+			else {
+				settled.complete(value);
+			}
+		}
+	}
+
+	private @Nullable Object storeUnavailable(IdempotentOperation operation, RecordId id, RuntimeException ex,
+			Action action) throws Throwable {
+		this.protocol.ended(operation.workflow(), Outcome.STORE_ERROR);
+		if (StoreErrors.isRefusal(ex)) {
+			throw ex;
+		}
+		if (this.protocol.settings().storeUnavailable() == StoreUnavailablePolicy.FAIL_CLOSED) {
+			throw new IdempotencyStoreException("The idempotency store could not claim " + id
+					+ "; the operation was not run (idempotency.store-unavailable=fail-closed)", ex);
+		}
+		logger.warn("The idempotency store could not claim " + id
+				+ "; running the operation unprotected (idempotency.store-unavailable=fail-open): " + ex);
+		Execution execution = new Execution(this.protocol.calls(), this.protocol.observer(), operation, id, null, null,
+				null);
+		IdempotencyContext previous = execution.bind();
+		try {
+			return action.proceed();
+		}
+		finally {
+			execution.unbind(previous);
+		}
+	}
+
+	/**
+	 * The non-blocking driver of a single call's claims ({@code IdempotencyEngine#executeAsync}):
+	 * each claim a task of {@code claims}, each wait a timer on the engine's scheduler, and
+	 * the call's observation opened around each claim.
+	 */
+	static final class Async implements Runnable {
+
+		private final Protocol protocol;
+
+		private final IdempotentOperation operation;
+
+		private final AsyncResult async;
+
+		private final @Nullable Object key;
+
+		private final @Nullable Object payload;
+
+		private final Action action;
+
+		private final Executor claims;
+
+		private final CompletableFuture<@Nullable Object> answer = new CompletableFuture<>();
+
+		Async(Protocol protocol, IdempotentOperation operation, @Nullable Object key, @Nullable Object payload,
+				Action action, Executor claims) {
+			this.protocol = protocol;
+			this.operation = operation;
+			this.async = Objects.requireNonNull(operation.async());
+			this.key = key;
+			this.payload = payload;
+			this.action = action;
+			this.claims = claims;
+		}
+
+		CompletableFuture<@Nullable Object> start() {
+			submit(this);
+			return this.answer;
+		}
+
+		private void submit(Runnable task) {
+			try {
+				this.claims.execute(task);
+			}
+			catch (RuntimeException ex) {
+				// the executor is shut down, or full
+				this.answer.completeExceptionally(ex);
+			}
+		}
+
+		private @Nullable SingleCall call;
+
+		private @Nullable Observation observation;
+
+		@Override
+		public void run() {
+			if (this.call == null) {
+				try {
+					RecordId id = this.protocol.id(this.operation.workflow(), this.key);
+					this.call = new SingleCall(this.protocol, this.operation, id, this.payload, this.action);
+					if (!this.protocol.observations().isNoop()) {
+						this.observation = this.protocol.observations().execution(id);
+					}
+				}
+				catch (Throwable ex) {
+					this.answer.completeExceptionally(ex);
+					return;
+				}
+			}
+			Observation observation = this.observation;
+			if (observation == null) {
+				attempt(this.call);
+				return;
+			}
+			boolean waits;
+			try (Observation.Scope scope = observation.openScope()) {
+				waits = attempt(this.call);
+			}
+			if (!waits) {
+				ExecutionObservations.stopUnlessHandedOver(observation);
+			}
+		}
+
+		/** One claim; whether the call waits for another. */
+		private boolean attempt(SingleCall call) {
+			try {
+				Object answered = call.claim();
+				if (answered != SingleCall.WAIT) {
+					this.async.stage(Objects.requireNonNull(answered)).whenComplete((value, failure) -> {
+						if (failure != null) {
+							this.answer.completeExceptionally((failure instanceof CompletionException
+									&& failure.getCause() != null) ? failure.getCause() : failure);
+						}
+						else {
+							this.answer.complete(value);
+						}
+					});
+					return false;
+				}
+				long pause = call.pause();
+				if (pause < 0) {
+					throw call.rejected();
+				}
+				this.protocol.time().schedule(() -> submit(this), pause);
+				return true;
+			}
+			catch (Throwable ex) {
+				if (this.observation != null) {
+					this.observation.error(ex);
+				}
+				this.answer.completeExceptionally(ex);
+				return false;
+			}
+		}
+
+	}
+
+}

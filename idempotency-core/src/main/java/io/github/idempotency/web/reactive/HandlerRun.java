@@ -1,0 +1,135 @@
+package io.github.idempotency.web.reactive;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.context.ContextView;
+
+import io.github.idempotency.aop.IdempotentMethodAdapter.Invocation;
+import io.github.idempotency.internal.http.ExchangeRun;
+import io.github.idempotency.internal.http.HttpAnswer;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.web.method.annotation.ExceptionHandlerMethodResolver;
+import org.springframework.web.server.ServerWebExchange;
+
+/**
+ * The run of a WebFlux handler method, when a call claimed its key: it calls the method,
+ * writes its answer itself ({@link HandlerAnswers}) onto the response that keeps it
+ * ({@link ExchangeResponse}), and settles the claim with that answer ({@link ExchangeRun}),
+ * for a {@code Mono} on the scheduler, for a plain result on the calling thread.
+ */
+final class HandlerRun {
+
+	private final ServerWebExchange exchange;
+
+	private final ExchangeResponse response;
+
+	private final ContextView context;
+
+	private final List<Class<? extends Throwable>> permanentFailures;
+
+	private final HandlerAnswers answers;
+
+	private final Scheduler scheduler;
+
+	/** The merged {@code @ResponseStatus}, which WebFlux sets once a plain result is returned. */
+	private final @Nullable Integer declaredStatus;
+
+	private final ExceptionHandlerMethodResolver ownExceptionHandlers;
+
+	private volatile boolean ran;
+
+	HandlerRun(ServerWebExchange exchange, ExchangeResponse response, ContextView context,
+			List<Class<? extends Throwable>> permanentFailures, HandlerAnswers answers, Scheduler scheduler,
+			@Nullable Integer declaredStatus, ExceptionHandlerMethodResolver ownExceptionHandlers) {
+		this.exchange = exchange;
+		this.response = response;
+		this.context = context;
+		this.permanentFailures = permanentFailures;
+		this.answers = answers;
+		this.scheduler = scheduler;
+		this.declaredStatus = declaredStatus;
+		this.ownExceptionHandlers = ownExceptionHandlers;
+	}
+
+	/** Whether this call claimed the key and ran the method. */
+	boolean ran() {
+		return this.ran;
+	}
+
+	/** A {@code Mono}'s run: its value or failure written, then the run settled with it. */
+	CompletableFuture<HttpAnswer> run(Invocation invocation) {
+		ExchangeRun run = this.response.capture(this.permanentFailures);
+		this.ran = true;
+		Mono<?> handler;
+		try {
+			Object returned = invocation.proceed();
+			handler = (returned != null) ? (Mono<?>) returned
+					: Mono.error(new IllegalStateException("the handler method returned null, not a Mono"));
+		}
+		catch (Throwable ex) {
+			handler = Mono.error(ex);
+		}
+		handler.map(Optional::<Object>of)
+			.defaultIfEmpty(Optional.empty())
+			// the method's failure, not the writing's
+			.onErrorResume((ex) -> failed(run, ex).then(Mono.empty()))
+			.flatMap((value) -> this.answers.value(this.exchange, Mono.justOrEmpty(value.orElse(null))))
+			// the handler's result sees the request's context (the exchange, the security context)
+			.contextWrite(this.context)
+			// the engine settles where the answer is written: on the scheduler, never on an event loop
+			.publishOn(this.scheduler)
+			.subscribe(null, (ex) -> answered(run, ex), () -> run.answered(this.response.captured()));
+		return run.answer();
+	}
+
+	/** A plain result's run, on the calling thread. */
+	CompletableFuture<HttpAnswer> runBlocking(Invocation invocation) {
+		ExchangeRun run = this.response.capture(this.permanentFailures);
+		this.ran = true;
+		Mono<Void> written;
+		try {
+			Object value = invocation.proceed();
+			if (this.declaredStatus != null) {
+				// WebFlux sets it once the method returned: the answer is written before
+				this.exchange.getResponse().setStatusCode(HttpStatusCode.valueOf(this.declaredStatus));
+			}
+			written = this.answers.value(this.exchange, value);
+		}
+		catch (Throwable ex) {
+			written = failed(run, ex);
+		}
+		try {
+			written.contextWrite(this.context).block();
+			run.answered(this.response.captured());
+		}
+		catch (RuntimeException ex) {
+			answered(run, ex);
+		}
+		return run.answer();
+	}
+
+	/** The method failed: a permanent failure's answer is written; any other is the application's to answer. */
+	private Mono<Void> failed(ExchangeRun run, Throwable failure) {
+		run.threw(failure);
+		if (run.isPermanent(failure)) {
+			return this.answers.failure(this.exchange, failure, this.ownExceptionHandlers);
+		}
+		this.response.passThrough();
+		return Mono.empty();
+	}
+
+	/**
+	 * Writing the answer of a method that returned failed: the operation ran, so the
+	 * run is settled with the server error its client gets.
+	 */
+	private void answered(ExchangeRun run, Throwable failure) {
+		this.response.failed();
+		run.answered(this.response.captured());
+	}
+
+}
