@@ -1,8 +1,8 @@
 package io.github.idempotency.autoconfigure;
 
+import io.github.idempotency.store.ReadFirst;
 import java.time.Duration;
 
-import io.github.idempotency.store.jdbc.ReadFirst;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.jdbc.init.DatabaseInitializationProperties;

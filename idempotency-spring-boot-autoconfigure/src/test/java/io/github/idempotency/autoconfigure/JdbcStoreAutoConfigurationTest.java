@@ -1,5 +1,6 @@
 package io.github.idempotency.autoconfigure;
 
+import io.github.idempotency.store.ReadFirst;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -11,7 +12,6 @@ import io.github.idempotency.IdempotentRequest;
 import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
-import io.github.idempotency.store.jdbc.ReadFirst;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 import io.github.idempotency.testservers.TestDatabases;
 import io.github.idempotency.testservers.TestServers;

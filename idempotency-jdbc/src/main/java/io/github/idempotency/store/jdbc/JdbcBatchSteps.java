@@ -1,5 +1,6 @@
 package io.github.idempotency.store.jdbc;
 
+import io.github.idempotency.store.ReadFirst;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

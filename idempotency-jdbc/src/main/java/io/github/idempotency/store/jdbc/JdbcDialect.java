@@ -1,5 +1,6 @@
 package io.github.idempotency.store.jdbc;
 
+import io.github.idempotency.store.ReadFirst;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Locale;

@@ -1,5 +1,6 @@
 package io.github.idempotency.store.jdbc;
 
+import io.github.idempotency.store.ReadFirst;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -92,7 +93,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 
 	private final JdbcBatchSteps batches;
 
-	private final ReadFirst.Ratios readFirstRatios = new ReadFirst.Ratios();
+	private final ReadFirst.Choices readFirstRatios = new ReadFirst.Choices();
 
 	private volatile ReadFirst readFirst = ReadFirst.ADAPTIVE;
 
