@@ -1,28 +1,21 @@
 package io.github.idempotency.benchmarks;
 
-import java.sql.Timestamp;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 import javax.sql.DataSource;
 
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
-import org.springframework.jdbc.support.SqlArrayValue;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -36,12 +29,14 @@ import org.springframework.transaction.support.TransactionTemplate;
  * ({@code UPDATE ... FROM unnest}) fenced by each claim's owner; for a duplicate batch
  * (its workflow's claims mostly answered) one statement that reads what exists and
  * inserts the rest.</li>
- * <li>{@code bare*}: the batch protocol by hand on {@code JdbcClient}, in a table of its own:
- * {@code INSERT ... SELECT ... FROM unnest ON CONFLICT DO NOTHING RETURNING}, then one
- * {@code UPDATE ... FROM unnest} (first: 2 statements, 2 commits); a duplicate batch: the
- * insert inserts nothing, then one {@code SELECT ... = ANY} reads the stored results.</li>
+ * <li>{@code bare*}: the batch protocol by hand on {@code JdbcClient}, in a table of its own
+ * ({@link JdbcBatchBare}): {@code INSERT ... SELECT ... FROM unnest ON CONFLICT DO NOTHING
+ * RETURNING}, then one {@code UPDATE ... FROM unnest} (first: 2 statements, 2 commits); a
+ * duplicate batch: the insert inserts nothing, then one {@code SELECT ... = ANY} reads the
+ * stored results.</li>
  * <li>{@code bareOnStarterTable*}: the same by hand in the starter's own table (see
- * {@link BareOnStarterTable}): what the record's width costs, apart from the protocol.</li>
+ * {@link JdbcBatchBare.OnStarterTable}): what the record's width costs, apart from the
+ * protocol.</li>
  * <li>{@code *InTransaction*}: the same inside one transaction per batch (a
  * {@code TransactionTemplate}): the starter's claims and completion join it, the bare
  * protocol's two statements run in it, one commit.</li>
@@ -88,12 +83,12 @@ public class JdbcBatchBenchmark {
 	}
 
 	@Benchmark
-	public List<Receipt> bareInTransactionFirst(Bare state, BatchSize size, Keys keys) {
+	public List<Receipt> bareInTransactionFirst(JdbcBatchBare state, BatchSize size, Keys keys) {
 		return state.servers.transactions.execute((tx) -> bareFirst(state, size, keys));
 	}
 
 	@Benchmark
-	public List<Receipt> bareFirst(Bare state, BatchSize size, Keys keys) {
+	public List<Receipt> bareFirst(JdbcBatchBare state, BatchSize size, Keys keys) {
 		List<String> batch = size.fresh(keys);
 		String owner = Owners.next();
 		if (state.claim(batch, owner) != batch.size()) {
@@ -113,7 +108,7 @@ public class JdbcBatchBenchmark {
 	}
 
 	@Benchmark
-	public List<Receipt> bareDuplicate(Bare state, BatchSize size) {
+	public List<Receipt> bareDuplicate(JdbcBatchBare state, BatchSize size) {
 		List<String> batch = state.duplicates.next(size.batch);
 		if (state.claim(batch, Owners.next()) != 0) {
 			throw new IllegalStateException("Not a duplicate: " + batch.get(0));
@@ -122,17 +117,18 @@ public class JdbcBatchBenchmark {
 	}
 
 	@Benchmark
-	public List<Receipt> bareOnStarterTableFirst(BareOnStarterTable state, BatchSize size, Keys keys) {
+	public List<Receipt> bareOnStarterTableFirst(JdbcBatchBare.OnStarterTable state, BatchSize size, Keys keys) {
 		return bareFirst(state, size, keys);
 	}
 
 	@Benchmark
-	public List<Receipt> bareOnStarterTableInTransactionFirst(BareOnStarterTable state, BatchSize size, Keys keys) {
+	public List<Receipt> bareOnStarterTableInTransactionFirst(JdbcBatchBare.OnStarterTable state, BatchSize size,
+			Keys keys) {
 		return state.servers.transactions.execute((tx) -> bareFirst(state, size, keys));
 	}
 
 	@Benchmark
-	public List<Receipt> bareOnStarterTableDuplicate(BareOnStarterTable state, BatchSize size) {
+	public List<Receipt> bareOnStarterTableDuplicate(JdbcBatchBare.OnStarterTable state, BatchSize size) {
 		return bareDuplicate(state, size);
 	}
 
@@ -215,62 +211,6 @@ public class JdbcBatchBenchmark {
 	}
 
 	/**
-	 * How many messages one batch has.
-	 */
-	@State(Scope.Benchmark)
-	public static class BatchSize {
-
-		@Param({ "1", "10", "100", "500" })
-		public int batch;
-
-		List<String> fresh(Keys keys) {
-			List<String> batch = new ArrayList<>(this.batch);
-			for (int i = 0; i < this.batch; i++) {
-				batch.add(keys.next());
-			}
-			return batch;
-		}
-
-	}
-
-	/**
-	 * Keys finished before the measurement, handed out in windows of distinct keys.
-	 */
-	static final class BatchDuplicates {
-
-		static final int COUNT = 1000;
-
-		private final String[] keys = new String[COUNT];
-
-		private int next;
-
-		BatchDuplicates() {
-			String run = UUID.randomUUID().toString().substring(0, 13);
-			for (int i = 0; i < COUNT; i++) {
-				this.keys[i] = "batch-dup-" + run + "-" + i;
-			}
-		}
-
-		synchronized List<String> next(int batch) {
-			List<String> window = new ArrayList<>(batch);
-			for (int i = 0; i < batch; i++) {
-				window.add(this.keys[this.next]);
-				this.next = (this.next + 1) % COUNT;
-			}
-			return window;
-		}
-
-		List<List<String>> all(int batch) {
-			List<List<String>> batches = new ArrayList<>();
-			for (int i = 0; i < COUNT; i += batch) {
-				batches.add(List.of(this.keys).subList(i, Math.min(COUNT, i + batch)));
-			}
-			return batches;
-		}
-
-	}
-
-	/**
 	 * The starter with {@code idempotency.backend=jdbc}, called through its
 	 * {@link IdempotencyTemplate}.
 	 */
@@ -302,167 +242,12 @@ public class JdbcBatchBenchmark {
 			for (List<String> keys : this.duplicates.all(100)) {
 				charge(keys);
 			}
-			fill(JdbcClient.create(this.context.getBean(DataSource.class)), BareOnStarterTable.TABLE, STARTER_FILLER);
+			fill(JdbcClient.create(this.context.getBean(DataSource.class)), JdbcBatchBare.OnStarterTable.TABLE,
+					STARTER_FILLER);
 		}
 
 		List<Receipt> charge(List<String> keys) {
 			return JdbcBatchBenchmark.charge(this.template, keys);
-		}
-
-	}
-
-	/**
-	 * The batch protocol by hand, in {@link BarePostgres}'s table (its rows of this
-	 * benchmark's workflow are deleted when the next run starts).
-	 */
-	@State(Scope.Benchmark)
-	public static class Bare {
-
-		private static final String CLAIM = "INSERT INTO " + BarePostgres.TABLE
-				+ " (workflow, idempotency_key, status, owner, lease_until, expires_at)"
-				+ " SELECT ?, k, 'IN_PROGRESS', ?, ?, ? FROM unnest(?) AS k ON CONFLICT DO NOTHING"
-				+ " RETURNING idempotency_key";
-
-		private static final String COMPLETE = "UPDATE " + BarePostgres.TABLE
-				+ " t SET status = 'COMPLETED', response = u.response, expires_at = ?"
-				+ " FROM unnest(?, ?) AS u(idempotency_key, response) WHERE t.workflow = ?"
-				+ " AND t.idempotency_key = u.idempotency_key AND t.owner = ? AND t.status = 'IN_PROGRESS'";
-
-		final BatchDuplicates duplicates = new BatchDuplicates();
-
-		ServersState servers;
-
-		private String read;
-
-		@Setup(Level.Trial)
-		public void start(ServersState servers) {
-			this.servers = servers;
-			// BarePostgres's table, created here so that no state of this benchmark tears down
-			// after the pool closed; the rows of an earlier run out
-			BarePostgres.createTable(servers.jdbc);
-			finishDuplicates();
-			fill(servers.jdbc, BarePostgres.TABLE, "INSERT INTO " + BarePostgres.TABLE
-					+ " (workflow, idempotency_key, status, owner, response, lease_until, expires_at) SELECT 'filler', "
-					+ "'filler-' || k, 'COMPLETED', 'filler', '{}', now(), 'infinity' FROM generate_series(1, ?) k");
-		}
-
-		/** Deletes the rows of an earlier run, then claims and completes the duplicates. */
-		final void finishDuplicates() {
-			this.read = "SELECT status, response FROM " + table() + " WHERE workflow = ? AND idempotency_key = ANY(?)";
-			this.servers.jdbc.sql("DELETE FROM " + table() + " WHERE workflow = ?").param(workflow()).update();
-			for (List<String> keys : this.duplicates.all(100)) {
-				claim(keys, "setup");
-				String[] responses = keys.stream()
-					.map((key) -> this.servers.writer.writeValueAsString(Receipt.of(key)))
-					.toArray(String[]::new);
-				complete(keys, "setup", responses);
-			}
-		}
-
-		String table() {
-			return BarePostgres.TABLE;
-		}
-
-		String workflow() {
-			return WORKFLOW;
-		}
-
-		int claim(List<String> keys, String owner) {
-			Instant now = Instant.now();
-			return this.servers.jdbc.sql(CLAIM)
-				.params(WORKFLOW, owner, Timestamp.from(now.plus(BarePostgres.LEASE)),
-						Timestamp.from(now.plus(BarePostgres.LEASE)), new SqlArrayValue("text", keys.toArray()))
-				.query((rs, row) -> rs.getString(1))
-				.list()
-				.size();
-		}
-
-		int complete(List<String> keys, String owner, String[] responses) {
-			return this.servers.jdbc.sql(COMPLETE)
-				.params(Timestamp.from(Instant.now().plus(RETENTION)), new SqlArrayValue("text", keys.toArray()),
-						new SqlArrayValue("text", (Object[]) responses), WORKFLOW, owner)
-				.update();
-		}
-
-		List<Receipt> responses(List<String> keys) {
-			return this.servers.jdbc.sql(this.read)
-				.params(workflow(), new SqlArrayValue("text", keys.toArray()))
-				.query((rs, row) -> {
-					if (!"COMPLETED".equals(rs.getString(1))) {
-						throw new IllegalStateException("Not finished");
-					}
-					return this.servers.reader.<Receipt>readValue(rs.getString(2));
-				})
-				.list();
-		}
-
-	}
-
-	/**
-	 * The same protocol by hand in the starter's own table ({@code idempotency_record}, its
-	 * 14 columns and two indexes, the {@link #FILLER_ROWS} filler rows included), under a
-	 * workflow of its own, writing what the starter's batch writes: the claim with its
-	 * attempt, times and {@code expires_at} (the lease's end plus the retention, which the
-	 * completion leaves as it is, as the starter's does when a run ends within its lease),
-	 * the completion with its status, response and {@code updated_at}. It tells the cost
-	 * of the record's width from the cost of the starter's protocol.
-	 */
-	@State(Scope.Benchmark)
-	public static class BareOnStarterTable extends Bare {
-
-		static final String TABLE = "idempotency_record";
-
-		static final String WORKFLOW_OF_BARE = WORKFLOW + "-bare";
-
-		private static final String CLAIM = "INSERT INTO " + TABLE
-				+ " (workflow, idempotency_key, status, owner, attempt, lease_until, created_at, updated_at, expires_at)"
-				+ " SELECT ?, k, 'IN_PROGRESS', ?, 1, ?, ?, ?, ? FROM unnest(?) AS k ON CONFLICT DO NOTHING"
-				+ " RETURNING idempotency_key";
-
-		private static final String COMPLETE = "UPDATE " + TABLE
-				+ " t SET status = 'COMPLETED', response = u.response, updated_at = ?"
-				+ " FROM unnest(?, ?) AS u(idempotency_key, response) WHERE t.workflow = ?"
-				+ " AND t.idempotency_key = u.idempotency_key AND t.owner = ? AND t.status = 'IN_PROGRESS'";
-
-		@Override
-		@Setup(Level.Trial)
-		public void start(ServersState servers) {
-			this.servers = servers;
-			// the starter's schema, as its auto-configuration creates it
-			new ResourceDatabasePopulator(new ClassPathResource("io/github/idempotency/store/jdbc/schema-postgresql.sql"))
-				.execute(servers.dataSource);
-			finishDuplicates();
-			fill(servers.jdbc, TABLE, STARTER_FILLER);
-		}
-
-		@Override
-		String table() {
-			return TABLE;
-		}
-
-		@Override
-		String workflow() {
-			return WORKFLOW_OF_BARE;
-		}
-
-		@Override
-		int claim(List<String> keys, String owner) {
-			long now = System.currentTimeMillis();
-			long leaseUntil = now + BarePostgres.LEASE.toMillis();
-			return this.servers.jdbc.sql(CLAIM)
-				.params(WORKFLOW_OF_BARE, owner, leaseUntil, now, now, leaseUntil + RETENTION.toMillis(),
-						new SqlArrayValue("text", keys.toArray()))
-				.query((rs, row) -> rs.getString(1))
-				.list()
-				.size();
-		}
-
-		@Override
-		int complete(List<String> keys, String owner, String[] responses) {
-			return this.servers.jdbc.sql(COMPLETE)
-				.params(System.currentTimeMillis(), new SqlArrayValue("text", keys.toArray()),
-						new SqlArrayValue("text", (Object[]) responses), WORKFLOW_OF_BARE, owner)
-				.update();
 		}
 
 	}

@@ -6,31 +6,21 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
-import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.async.RedisStringAsyncCommands;
 
-import org.apache.camel.component.redis.processor.idempotent.SpringRedisIdempotentRepository;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
-import org.springframework.integration.redis.metadata.RedisMetadataStore;
-import org.springframework.integration.selector.MetadataStoreSelector;
 
 /**
  * A batch of messages at a time (the batch sizes are the {@code batch} parameter), on
@@ -41,17 +31,17 @@ import org.springframework.integration.selector.MetadataStoreSelector;
  * on the starter's redis and hybrid stores (the engine claims the batch with one
  * {@code claimAll}: one script call on the redis store; on the hybrid one pipelined cache
  * read, then PostgreSQL for the misses).</li>
- * <li>{@code bare*}: the least a batch needs, by hand on {@code StringRedisTemplate}: one
- * script runs {@code SET key value NX GET PX lease} for every key (the claim, or the record
- * found), then, for a first delivery, one script completes every key fenced by owner
- * ({@code GET}, compare, {@code SET PX}: Redis 7.0 has no compare-and-set command, so a
- * fenced write is a script). First delivery: 2 round trips a batch; duplicate: 1.</li>
+ * <li>{@code bare*}: the least a batch needs, by hand on {@code StringRedisTemplate}
+ * ({@link RedisBatchBare}): one script runs {@code SET key value NX GET PX lease} for every
+ * key (the claim, or the record found), then, for a first delivery, one script completes
+ * every key fenced by owner ({@code GET}, compare, {@code SET PX}: Redis 7.0 has no
+ * compare-and-set command, so a fenced write is a script). First delivery: 2 round trips a batch; duplicate: 1.</li>
  * <li>{@code barePipelined*}: the same claim as one {@code SET NX GET PX} command per key
  * on the shared Lettuce connection, all sent before any answer is awaited (Lettuce flushes
  * each command on its own: slower than the one script on this client), then the same
  * completion script.</li>
  * <li>{@code springIntegration*} and {@code camel*}: the peers looping over the batch with
- * their per-message API, as in {@link RedisBenchmark}.</li>
+ * their per-message API, as in {@link RedisBenchmark} ({@link RedisBatchPeers}).</li>
  * </ul>
  */
 public class RedisBatchBenchmark {
@@ -79,14 +69,14 @@ public class RedisBatchBenchmark {
 	}
 
 	@Benchmark
-	public List<Receipt> bareFirst(Bare state, Batch batch, Keys keys) {
+	public List<Receipt> bareFirst(RedisBatchBare state, Batch batch, Keys keys) {
 		List<String> batchKeys = batch.first(keys);
 		List<String> redisKeys = new ArrayList<>(batchKeys.size());
 		List<String> owners = new ArrayList<>(batchKeys.size());
 		List<String> claimArgs = new ArrayList<>(batchKeys.size() + 1);
 		claimArgs.add(RedisBenchmark.Bare.LEASE_MS);
 		for (String key : batchKeys) {
-			redisKeys.add(Bare.PREFIX + key);
+			redisKeys.add(RedisBatchBare.PREFIX + key);
 			String running = "P|" + Owners.next();
 			owners.add(running);
 			claimArgs.add(running);
@@ -112,13 +102,13 @@ public class RedisBatchBenchmark {
 	}
 
 	@Benchmark
-	public List<Receipt> bareDuplicate(Bare state, Batch batch) {
+	public List<Receipt> bareDuplicate(RedisBatchBare state, Batch batch) {
 		List<String> batchKeys = batch.duplicates();
 		List<String> redisKeys = new ArrayList<>(batchKeys.size());
 		List<String> claimArgs = new ArrayList<>(batchKeys.size() + 1);
 		claimArgs.add(RedisBenchmark.Bare.LEASE_MS);
 		for (String key : batchKeys) {
-			redisKeys.add(Bare.PREFIX + key);
+			redisKeys.add(RedisBatchBare.PREFIX + key);
 			claimArgs.add("P|" + Owners.next());
 		}
 		List<?> found = state.servers.redis.execute(state.claim, redisKeys, claimArgs.toArray());
@@ -133,24 +123,25 @@ public class RedisBatchBenchmark {
 	}
 
 	@Benchmark
-	public List<Receipt> barePipelinedFirst(Bare state, Batch batch, Keys keys) {
+	public List<Receipt> barePipelinedFirst(RedisBatchBare state, Batch batch, Keys keys) {
 		List<String> batchKeys = batch.first(keys);
 		int size = batchKeys.size();
 		List<String> redisKeys = new ArrayList<>(size);
 		List<String> owners = new ArrayList<>(size);
 		List<RedisFuture<byte[]>> claims = new ArrayList<>(size);
 		for (String key : batchKeys) {
-			String redisKey = Bare.PREFIX + key;
+			String redisKey = RedisBatchBare.PREFIX + key;
 			String running = "P|" + Owners.next();
 			redisKeys.add(redisKey);
 			owners.add(running);
-			claims.add(state.commands.setGet(Bare.bytes(redisKey), Bare.bytes(running), Bare.CLAIM));
+			claims.add(state.commands.setGet(RedisBatchBare.bytes(redisKey), RedisBatchBare.bytes(running),
+					RedisBatchBare.CLAIM));
 		}
 		List<Receipt> receipts = new ArrayList<>(size);
 		List<String> completeArgs = new ArrayList<>(2 * size + 1);
 		completeArgs.add(RedisBenchmark.Bare.RETENTION_MS);
 		for (int i = 0; i < size; i++) {
-			byte[] found = Bare.await(claims.get(i));
+			byte[] found = RedisBatchBare.await(claims.get(i));
 			if (found != null) {
 				throw new IllegalStateException("Not a first delivery: " + new String(found, StandardCharsets.UTF_8));
 			}
@@ -167,16 +158,16 @@ public class RedisBatchBenchmark {
 	}
 
 	@Benchmark
-	public List<Receipt> barePipelinedDuplicate(Bare state, Batch batch) {
+	public List<Receipt> barePipelinedDuplicate(RedisBatchBare state, Batch batch) {
 		List<String> batchKeys = batch.duplicates();
 		List<RedisFuture<byte[]>> claims = new ArrayList<>(batchKeys.size());
 		for (String key : batchKeys) {
-			claims.add(state.commands.setGet(Bare.bytes(Bare.PREFIX + key), Bare.bytes("P|" + Owners.next()),
-					Bare.CLAIM));
+			claims.add(state.commands.setGet(RedisBatchBare.bytes(RedisBatchBare.PREFIX + key),
+					RedisBatchBare.bytes("P|" + Owners.next()), RedisBatchBare.CLAIM));
 		}
 		List<Receipt> receipts = new ArrayList<>(batchKeys.size());
 		for (RedisFuture<byte[]> claim : claims) {
-			byte[] found = Bare.await(claim);
+			byte[] found = RedisBatchBare.await(claim);
 			String text = (found != null) ? new String(found, StandardCharsets.UTF_8) : null;
 			if (text == null || !text.startsWith("C|")) {
 				throw new IllegalStateException("Not a duplicate: " + text);
@@ -187,7 +178,7 @@ public class RedisBatchBenchmark {
 	}
 
 	@Benchmark
-	public int springIntegrationFirst(SpringIntegration state, Batch batch, Keys keys) {
+	public int springIntegrationFirst(RedisBatchPeers.SpringIntegration state, Batch batch, Keys keys) {
 		int accepted = 0;
 		for (String key : batch.first(keys)) {
 			accepted += Expect.answer(true, state.selector.accept(PeerMessages.of(key))) ? 1 : 0;
@@ -196,7 +187,7 @@ public class RedisBatchBenchmark {
 	}
 
 	@Benchmark
-	public int springIntegrationDuplicate(SpringIntegration state, Batch batch) {
+	public int springIntegrationDuplicate(RedisBatchPeers.SpringIntegration state, Batch batch) {
 		int rejected = 0;
 		for (String key : batch.duplicates()) {
 			rejected += Expect.answer(false, state.selector.accept(PeerMessages.of(key))) ? 0 : 1;
@@ -205,7 +196,7 @@ public class RedisBatchBenchmark {
 	}
 
 	@Benchmark
-	public int camelFirst(Camel state, Batch batch, Keys keys) {
+	public int camelFirst(RedisBatchPeers.Camel state, Batch batch, Keys keys) {
 		int added = 0;
 		for (String key : batch.first(keys)) {
 			added += Expect.answer(true, state.repository.add(key) && state.repository.confirm(key)) ? 1 : 0;
@@ -214,7 +205,7 @@ public class RedisBatchBenchmark {
 	}
 
 	@Benchmark
-	public int camelDuplicate(Camel state, Batch batch) {
+	public int camelDuplicate(RedisBatchPeers.Camel state, Batch batch) {
 		int rejected = 0;
 		for (String key : batch.duplicates()) {
 			rejected += Expect.answer(false, state.repository.add(key)) ? 0 : 1;
@@ -353,109 +344,4 @@ public class RedisBatchBenchmark {
 		}
 
 	}
-
-	/**
-	 * The hand-written protocol: the batch claim script, or pipelined {@code SET NX GET PX}
-	 * on the shared Lettuce connection, and the batch completion script.
-	 */
-	@State(Scope.Benchmark)
-	public static class Bare {
-
-		static final String PREFIX = "bench-bare-batch:{" + WORKFLOW + "}:";
-
-		static final SetArgs CLAIM = SetArgs.Builder.nx().px(Long.parseLong(RedisBenchmark.Bare.LEASE_MS));
-
-		ServersState servers;
-
-		RedisStringAsyncCommands<byte[], byte[]> commands;
-
-		// read once: a RedisScript made from a Resource checks the resource for changes on every call
-		final RedisScript<List> claim = RedisScript.of(RedisBenchmark.script("claim_all.lua"), List.class);
-
-		final RedisScript<List> complete = RedisScript.of(RedisBenchmark.script("complete_all.lua"), List.class);
-
-		@Setup(Level.Trial)
-		@SuppressWarnings("unchecked")
-		public void finishDuplicates(ServersState servers) {
-			this.servers = servers;
-			// the connection factory's shared native connection: closing the Spring
-			// connection leaves it open
-			try (RedisConnection connection = servers.redisConnections.getConnection()) {
-				this.commands = (RedisStringAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
-			}
-			clear(servers.redis, PREFIX + "*");
-			for (String key : Batch.all()) {
-				servers.redis.opsForValue()
-					.set(PREFIX + key, "C|" + servers.writer.writeValueAsString(Receipt.of(key)),
-							Duration.ofMillis(Long.parseLong(RedisBenchmark.Bare.RETENTION_MS)));
-			}
-		}
-
-		static byte[] bytes(String text) {
-			return text.getBytes(StandardCharsets.UTF_8);
-		}
-
-		static byte[] await(RedisFuture<byte[]> future) {
-			return LettuceFutures.awaitOrCancel(future, 10, TimeUnit.SECONDS);
-		}
-
-	}
-
-	/**
-	 * Spring Integration's idempotent receiver selector on a {@link RedisMetadataStore}.
-	 */
-	@State(Scope.Benchmark)
-	public static class SpringIntegration {
-
-		static final String HASH = "bench-si-batch-metadata";
-
-		ServersState servers;
-
-		MetadataStoreSelector selector;
-
-		@Setup(Level.Trial)
-		public void start(ServersState servers) {
-			this.servers = servers;
-			servers.redis.unlink(HASH);
-			this.selector = new MetadataStoreSelector(PeerMessages::key,
-					new RedisMetadataStore(servers.redisConnections, HASH));
-			Batch.all().forEach((key) -> this.selector.accept(PeerMessages.of(key)));
-		}
-
-		@TearDown(Level.Trial)
-		public void clear() {
-			this.servers.redis.unlink(HASH);
-		}
-
-	}
-
-	/**
-	 * Camel's Redis idempotent repository on the same connection factory.
-	 */
-	@State(Scope.Benchmark)
-	public static class Camel {
-
-		static final String SET = "bench-camel-batch-processed";
-
-		ServersState servers;
-
-		SpringRedisIdempotentRepository repository;
-
-		@Setup(Level.Trial)
-		public void start(ServersState servers) {
-			this.servers = servers;
-			servers.redis.unlink(SET);
-			this.repository = SpringRedisIdempotentRepository.redisIdempotentRepository(servers.redis, SET);
-			this.repository.start();
-			Batch.all().forEach(this.repository::add);
-		}
-
-		@TearDown(Level.Trial)
-		public void stop() {
-			this.repository.stop();
-			this.servers.redis.unlink(SET);
-		}
-
-	}
-
 }

@@ -187,21 +187,21 @@ class BenchmarksTest {
 		RedisBatchBenchmark benchmark = new RedisBatchBenchmark();
 		RedisBatchBenchmark.Batch batch = new RedisBatchBenchmark.Batch();
 		batch.size = 10;
-		RedisBatchBenchmark.Bare bare = new RedisBatchBenchmark.Bare();
+		RedisBatchBare bare = new RedisBatchBare();
 		bare.finishDuplicates(servers);
 		List<Receipt> first = benchmark.bareFirst(bare, batch, new Keys());
 		assertThat(first).hasSize(10);
-		assertThat(servers.redis.opsForValue().get(RedisBatchBenchmark.Bare.PREFIX + first.get(9).key()))
+		assertThat(servers.redis.opsForValue().get(RedisBatchBare.PREFIX + first.get(9).key()))
 			.startsWith("C|{");
 		assertThat(benchmark.bareDuplicate(bare, batch)).extracting(Receipt::status).containsOnly("CHARGED");
 		List<Receipt> pipelined = benchmark.barePipelinedFirst(bare, batch, new Keys());
-		assertThat(servers.redis.opsForValue().get(RedisBatchBenchmark.Bare.PREFIX + pipelined.get(9).key()))
+		assertThat(servers.redis.opsForValue().get(RedisBatchBare.PREFIX + pipelined.get(9).key()))
 			.startsWith("C|{");
 		assertThat(benchmark.barePipelinedDuplicate(bare, batch)).extracting(Receipt::status)
 			.containsOnly("CHARGED");
-		RedisBatchBenchmark.SpringIntegration integration = new RedisBatchBenchmark.SpringIntegration();
+		RedisBatchPeers.SpringIntegration integration = new RedisBatchPeers.SpringIntegration();
 		integration.start(servers);
-		RedisBatchBenchmark.Camel camel = new RedisBatchBenchmark.Camel();
+		RedisBatchPeers.Camel camel = new RedisBatchPeers.Camel();
 		camel.start(servers);
 		try {
 			assertThat(benchmark.springIntegrationFirst(integration, batch, new Keys())).isEqualTo(10);
@@ -218,13 +218,13 @@ class BenchmarksTest {
 	@Test
 	void postgresBatchesTakeTheirPaths() {
 		JdbcBatchBenchmark benchmark = new JdbcBatchBenchmark();
-		JdbcBatchBenchmark.BatchSize size = new JdbcBatchBenchmark.BatchSize();
+		BatchSize size = new BatchSize();
 		size.batch = 10;
 		JdbcBatchBenchmark.Starter starter = new JdbcBatchBenchmark.Starter();
 		starter.start();
-		JdbcBatchBenchmark.Bare bare = new JdbcBatchBenchmark.Bare();
+		JdbcBatchBare bare = new JdbcBatchBare();
 		bare.start(servers);
-		JdbcBatchBenchmark.BareOnStarterTable bareOnStarterTable = new JdbcBatchBenchmark.BareOnStarterTable();
+		JdbcBatchBare.OnStarterTable bareOnStarterTable = new JdbcBatchBare.OnStarterTable();
 		bareOnStarterTable.start(servers);
 		JdbcBenchmark.SpringIntegration integration = new JdbcBenchmark.SpringIntegration();
 		integration.start(servers);
@@ -262,15 +262,15 @@ class BenchmarksTest {
 	@Test
 	void mariadbStarterAndBareTakeEveryPath() {
 		MariaDbBenchmark benchmark = new MariaDbBenchmark();
-		JdbcBatchBenchmark.BatchSize size = new JdbcBatchBenchmark.BatchSize();
+		BatchSize size = new BatchSize();
 		size.batch = 10;
 		MariaDbBenchmark.Starter starter = new MariaDbBenchmark.Starter();
 		starter.start();
-		MariaDbBenchmark.MariaDbServers mariadb = new MariaDbBenchmark.MariaDbServers();
+		MariaDbServers mariadb = new MariaDbServers();
 		mariadb.start();
-		MariaDbBenchmark.Bare bare = new MariaDbBenchmark.Bare();
+		MariaDbBare bare = new MariaDbBare();
 		bare.start(mariadb);
-		MariaDbBenchmark.BareOnStarterTable bareOnStarterTable = new MariaDbBenchmark.BareOnStarterTable();
+		MariaDbBare.OnStarterTable bareOnStarterTable = new MariaDbBare.OnStarterTable();
 		bareOnStarterTable.start(mariadb);
 		try {
 			assertThat(starter.store.find(new RecordId(PaymentHandler.WORKFLOW,
