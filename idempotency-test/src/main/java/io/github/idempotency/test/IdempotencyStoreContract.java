@@ -953,7 +953,7 @@ public abstract class IdempotencyStoreContract {
 	@FunctionalInterface
 	protected interface ThreadTask<T> {
 
-		T run(int thread) throws Exception;
+		@Nullable T run(int thread) throws Exception;
 
 	}
 
