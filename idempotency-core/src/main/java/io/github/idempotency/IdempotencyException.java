@@ -1,5 +1,7 @@
 package io.github.idempotency;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Base class of every exception the idempotency starter throws. Unchecked.
  */
@@ -9,7 +11,7 @@ public abstract class IdempotencyException extends RuntimeException {
 		super(message);
 	}
 
-	protected IdempotencyException(String message, Throwable cause) {
+	protected IdempotencyException(String message, @Nullable Throwable cause) {
 		super(message, cause);
 	}
 

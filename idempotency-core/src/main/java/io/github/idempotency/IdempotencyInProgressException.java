@@ -1,5 +1,7 @@
 package io.github.idempotency;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The key is being processed by another run; retrying later may succeed.
  */
@@ -9,7 +11,7 @@ public class IdempotencyInProgressException extends IdempotencyException {
 		super(message);
 	}
 
-	public IdempotencyInProgressException(String message, Throwable cause) {
+	public IdempotencyInProgressException(String message, @Nullable Throwable cause) {
 		super(message, cause);
 	}
 

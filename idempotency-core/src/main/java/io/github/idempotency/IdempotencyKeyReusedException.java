@@ -1,5 +1,7 @@
 package io.github.idempotency;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The key was used before with a different payload (its fingerprint differs).
  */
@@ -9,7 +11,7 @@ public class IdempotencyKeyReusedException extends IdempotencyException {
 		super(message);
 	}
 
-	public IdempotencyKeyReusedException(String message, Throwable cause) {
+	public IdempotencyKeyReusedException(String message, @Nullable Throwable cause) {
 		super(message, cause);
 	}
 

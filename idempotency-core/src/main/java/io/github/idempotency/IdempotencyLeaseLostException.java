@@ -1,5 +1,7 @@
 package io.github.idempotency;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * This run's claim expired and another run took it over; its result was not stored.
  */
@@ -9,7 +11,7 @@ public class IdempotencyLeaseLostException extends IdempotencyException {
 		super(message);
 	}
 
-	public IdempotencyLeaseLostException(String message, Throwable cause) {
+	public IdempotencyLeaseLostException(String message, @Nullable Throwable cause) {
 		super(message, cause);
 	}
 

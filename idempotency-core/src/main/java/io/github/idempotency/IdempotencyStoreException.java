@@ -1,5 +1,7 @@
 package io.github.idempotency;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The store could not be reached or answered an error.
  */
@@ -9,7 +11,7 @@ public class IdempotencyStoreException extends IdempotencyException {
 		super(message);
 	}
 
-	public IdempotencyStoreException(String message, Throwable cause) {
+	public IdempotencyStoreException(String message, @Nullable Throwable cause) {
 		super(message, cause);
 	}
 

@@ -1,5 +1,7 @@
 package io.github.idempotency;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The operation ran, but its result cannot be stored: writing it failed (a getter threw, a
  * value the JSON mapper rejects at run time). The record is settled with this failure
@@ -10,7 +12,7 @@ package io.github.idempotency;
  */
 public class IdempotentResultNotStoredException extends IdempotencyException {
 
-	public IdempotentResultNotStoredException(String message, Throwable cause) {
+	public IdempotentResultNotStoredException(String message, @Nullable Throwable cause) {
 		super(message, cause);
 	}
 

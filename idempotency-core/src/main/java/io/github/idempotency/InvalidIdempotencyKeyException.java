@@ -1,5 +1,7 @@
 package io.github.idempotency;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The key is not acceptable: longer than {@code idempotency.max-key-length}, or the key
  * (or payload) expression cannot be evaluated on the method's arguments (the evaluation
@@ -12,7 +14,7 @@ public class InvalidIdempotencyKeyException extends IdempotencyException {
 		super(message);
 	}
 
-	public InvalidIdempotencyKeyException(String message, Throwable cause) {
+	public InvalidIdempotencyKeyException(String message, @Nullable Throwable cause) {
 		super(message, cause);
 	}
 

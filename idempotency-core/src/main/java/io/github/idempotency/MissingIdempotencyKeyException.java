@@ -1,5 +1,7 @@
 package io.github.idempotency;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The key expression gave {@code null} or a blank value; the method was not run.
  */
@@ -9,7 +11,7 @@ public class MissingIdempotencyKeyException extends IdempotencyException {
 		super(message);
 	}
 
-	public MissingIdempotencyKeyException(String message, Throwable cause) {
+	public MissingIdempotencyKeyException(String message, @Nullable Throwable cause) {
 		super(message, cause);
 	}
 

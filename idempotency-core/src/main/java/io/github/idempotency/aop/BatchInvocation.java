@@ -2,6 +2,7 @@ package io.github.idempotency.aop;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -100,11 +101,16 @@ final class BatchInvocation {
 	 * {@code null}) rejects that element alone, as a single call's invalid key is.
 	 */
 	private static BatchItem item(IdempotentMethod method, @Nullable Object element, EvaluationContext context) {
-		Expression expression = method.key();
+		// a batch method has a key expression: only the adapters of single calls give their own
+		Expression expression = Objects.requireNonNull(method.key(), "the key expression of a batch method");
 		try {
 			Object key = expression.getValue(context);
-			expression = method.payload();
-			Object payload = (expression != null) ? expression.getValue(context) : null;
+			Expression payloadExpression = method.payload();
+			Object payload = null;
+			if (payloadExpression != null) {
+				expression = payloadExpression;
+				payload = payloadExpression.getValue(context);
+			}
 			return new BatchItem(element, key, payload);
 		}
 		catch (EvaluationException ex) {

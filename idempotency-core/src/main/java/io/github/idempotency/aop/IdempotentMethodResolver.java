@@ -170,7 +170,7 @@ public final class IdempotentMethodResolver {
 		IdempotentMethodAdapter first = null;
 		for (IdempotentMethodAdapter adapter : this.adapters) {
 			IdempotentMethodAdapter.Adaptation adaptation = adapter.adapt(method, targetClass, annotation);
-			if (adaptation != null && found != null) {
+			if (adaptation != null && first != null) {
 				// an HTTP handler that is also a listener: each adapter would store and answer differently
 				throw new IllegalArgumentException("both " + first.getClass().getSimpleName() + " and "
 						+ adapter.getClass().getSimpleName() + " adapt it (is it an HTTP handler and a listener?); "

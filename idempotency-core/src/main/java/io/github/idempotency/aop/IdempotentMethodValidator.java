@@ -2,6 +2,7 @@ package io.github.idempotency.aop;
 
 import java.lang.reflect.Method;
 import java.util.Map;
+import java.util.Objects;
 
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.internal.InvalidIdempotentMethodException;
@@ -44,14 +45,14 @@ public final class IdempotentMethodValidator implements BeanPostProcessor {
 				this.resolver.getObject().resolve(method, targetClass);
 			}
 			catch (IllegalStateException ex) {
-				throw new BeanCreationException(beanName, ex.getMessage(), ex);
+				throw new BeanCreationException(beanName, String.valueOf(ex.getMessage()), ex);
 			}
 			MethodProblem problem = TransactionAdvisorOrder.problem(bean, method, targetClass);
 			if (problem != null) {
 				InvalidIdempotentMethodException invalid = new InvalidIdempotentMethodException(
 						ClassUtils.getUserClass(targetClass).getName() + "." + method.getName(), problem.problem(),
 						problem.fix(), null);
-				throw new BeanCreationException(beanName, invalid.getMessage(), invalid);
+				throw new BeanCreationException(beanName, Objects.requireNonNull(invalid.getMessage()), invalid);
 			}
 		}
 		return bean;

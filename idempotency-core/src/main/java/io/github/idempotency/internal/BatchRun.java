@@ -65,7 +65,7 @@ final class BatchRun {
 		for (int i : leaders) {
 			Item item = this.slots[i];
 			if (item.state != State.PENDING) {
-				this.protocol.ended(this.workflow, item.outcome);
+				this.protocol.ended(this.workflow, item.outcome());
 			}
 		}
 		followLeaders();
@@ -88,7 +88,7 @@ final class BatchRun {
 			for (int j = 0; j < positions.length; j++) {
 				if (j < ran) {
 					this.slots[positions[j]].result = results[j];
-					endings.add(this.settlement.returned(this.slots[positions[j]].execution, results[j]));
+					endings.add(this.settlement.returned(this.slots[positions[j]].claimed(), results[j]));
 				}
 				else {
 					endings.add(new Ending.Abandoned());
@@ -302,7 +302,7 @@ final class BatchRun {
 				List<Execution> later = new ArrayList<>();
 				for (int after = i + 1; after < this.slots.length; after++) {
 					if (this.slots[after].state == State.RUN) {
-						later.add(this.slots[after].execution);
+						later.add(this.slots[after].claimed());
 						this.slots[after].state = State.PENDING;
 					}
 				}
@@ -335,10 +335,10 @@ final class BatchRun {
 			}
 			else if (j < failed) {
 				item.result = results[j];
-				endings.add(this.settlement.returned(item.execution, results[j]));
+				endings.add(this.settlement.returned(item.claimed(), results[j]));
 			}
 			else if (j == failed) {
-				endings.add(this.settlement.threw(item.execution, this.failures.cause(ex)));
+				endings.add(this.settlement.threw(item.claimed(), this.failures.cause(ex)));
 			}
 			else {
 				endings.add(new Ending.Abandoned());
@@ -360,7 +360,7 @@ final class BatchRun {
 	private @Nullable RuntimeException[] settle(int[] positions, List<Ending> endings) {
 		List<Execution> executions = new ArrayList<>(positions.length);
 		for (int i : positions) {
-			executions.add(this.slots[i].execution);
+			executions.add(this.slots[i].claimed());
 		}
 		return this.settlement.settleAll(executions, endings);
 	}
@@ -433,7 +433,7 @@ final class BatchRun {
 			Item item = this.slots[i];
 			if (item.state == State.RUN) {
 				given.add(i);
-				executions.add(item.execution);
+				executions.add(item.claimed());
 				item.state = State.PENDING;
 				item.execution = null;
 			}
@@ -510,10 +510,14 @@ final class BatchRun {
 
 	private static final class Item {
 
+		// id, request and rejection: set by the step that gives the item its state (identify,
+		// reject) and read only in the states that step leads to
+		@SuppressWarnings("NullAway.Init")
 		RecordId id;
 
 		@Nullable String fingerprint;
 
+		@SuppressWarnings("NullAway.Init")
 		ClaimRequest request;
 
 		int leader = -1;
@@ -522,11 +526,21 @@ final class BatchRun {
 
 		@Nullable Outcome outcome;
 
-		Execution execution;
+		/** Set while the item runs under a claim (not when the batch runs unprotected). */
+		@Nullable Execution execution;
 
 		@Nullable Object result;
 
+		@SuppressWarnings("NullAway.Init")
 		IdempotencyException rejection;
+
+		Execution claimed() {
+			return Objects.requireNonNull(this.execution, "the item runs under no claim");
+		}
+
+		Outcome outcome() {
+			return Objects.requireNonNull(this.outcome, "the item has no answer");
+		}
 
 	}
 

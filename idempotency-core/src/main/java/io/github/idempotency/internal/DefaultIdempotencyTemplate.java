@@ -154,7 +154,7 @@ public final class DefaultIdempotencyTemplate implements IdempotencyTemplate {
 
 			@Override
 			public Throwable cause(Throwable failure) {
-				return (failure instanceof ItemFailure) ? failure.getCause() : failure;
+				return (failure instanceof ItemFailure) ? Objects.requireNonNull(failure.getCause()) : failure;
 			}
 
 			@Override

@@ -87,8 +87,9 @@ final class SingleCall {
 			return storeUnavailable(this.operation, this.id, ex, this.action);
 		}
 		Protocol.Answer answer = protocol.answer(this.operation, this.request, claim);
-		if (!answer.inProgress()) {
-			protocol.ended(workflow, answer.outcome());
+		Outcome outcome = answer.outcome();
+		if (outcome != null) { // not in progress
+			protocol.ended(workflow, outcome);
 		}
 		if (answer.execution() != null) {
 			return run(answer.execution(), this.action);

@@ -7,4 +7,7 @@
  * {@code IdempotencyTemplate} and {@code IdempotencyContext}; stores implement
  * {@code io.github.idempotency.store}; meters implement {@code io.github.idempotency.observe}.
  */
+@NullMarked
 package io.github.idempotency.internal;
+
+import org.jspecify.annotations.NullMarked;

@@ -2,12 +2,14 @@ package io.github.idempotency.metrics;
 
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.observe.Outcome;
@@ -41,7 +43,7 @@ public final class MicrometerIdempotencyObserver implements IdempotencyObserver 
 
 	@Override
 	public void onRequest(String workflow, Outcome outcome) {
-		meters(workflow).requests.get(outcome).increment();
+		Objects.requireNonNull(meters(workflow).requests.get(outcome)).increment();
 	}
 
 	@Override
@@ -61,7 +63,7 @@ public final class MicrometerIdempotencyObserver implements IdempotencyObserver 
 
 	@Override
 	public void onStoreCall(StoreOperation operation, long nanos, boolean success) {
-		(success ? this.ok : this.error).get(operation).record(nanos, TimeUnit.NANOSECONDS);
+		Objects.requireNonNull((success ? this.ok : this.error).get(operation)).record(nanos, TimeUnit.NANOSECONDS);
 	}
 
 	private WorkflowMeters meters(String workflow) {
@@ -101,7 +103,7 @@ public final class MicrometerIdempotencyObserver implements IdempotencyObserver 
 					workflow, null);
 		}
 
-		private Counter counter(String name, String description, String workflow, Outcome outcome) {
+		private Counter counter(String name, String description, String workflow, @Nullable Outcome outcome) {
 			Counter.Builder builder = Counter.builder(name)
 				.description(description)
 				.tag(IdempotencyMeters.TAG_WORKFLOW, workflow)

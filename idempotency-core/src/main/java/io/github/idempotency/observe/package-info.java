@@ -4,4 +4,7 @@
  * time of each store call), for meters of any kind; the Micrometer binding is
  * {@code io.github.idempotency.metrics}.
  */
+@NullMarked
 package io.github.idempotency.observe;
+
+import org.jspecify.annotations.NullMarked;

@@ -3,4 +3,7 @@
  * {@code ClaimHandle}), the records, the claim rules every store shares, and the scheduled
  * cleanup of expired records.
  */
+@NullMarked
 package io.github.idempotency.store;
+
+import org.jspecify.annotations.NullMarked;

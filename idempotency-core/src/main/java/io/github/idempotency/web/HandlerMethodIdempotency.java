@@ -6,6 +6,7 @@ import java.security.Principal;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -181,11 +182,15 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 					throw first.failure;
 				}
 				// its answer is what it returned, unless another request took the key over meanwhile
-				response.settledBy((CompletableFuture<?>) answer);
+				response.settledBy(answered(answer));
 				return first.result;
 			}
-			throw new ReplayedAnswer(((CompletableFuture<?>) answer).thenApply(HttpAnswer.class::cast).join(),
-					replayedHeader);
+			throw new ReplayedAnswer(answered(answer).thenApply(HttpAnswer.class::cast).join(), replayedHeader);
+		}
+
+		/** The engine answers an HTTP invocation with a future of its stored answer. */
+		private static CompletableFuture<?> answered(@Nullable Object answer) {
+			return (CompletableFuture<?>) Objects.requireNonNull(answer, "the engine's answer");
 		}
 
 		private @Nullable Object scope(@Nullable Object key, HttpServletRequest request) {

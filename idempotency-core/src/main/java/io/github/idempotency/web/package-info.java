@@ -8,4 +8,7 @@
  * What both HTTP stacks share lives in {@code io.github.idempotency.internal.http}; the
  * protocol lives in the engine.
  */
+@NullMarked
 package io.github.idempotency.web;
+
+import org.jspecify.annotations.NullMarked;

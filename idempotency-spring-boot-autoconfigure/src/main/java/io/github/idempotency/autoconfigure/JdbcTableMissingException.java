@@ -1,5 +1,7 @@
 package io.github.idempotency.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The jdbc store's table, or some of its columns, is missing at start: what is missing
  * ({@link #getDescription()}) and how to create it ({@link #getAction()}), which
@@ -11,7 +13,7 @@ final class JdbcTableMissingException extends IllegalStateException {
 
 	private final String action;
 
-	JdbcTableMissingException(String description, String action, Throwable cause) {
+	JdbcTableMissingException(String description, String action, @Nullable Throwable cause) {
 		super(description + " " + action, cause);
 		this.description = description;
 		this.action = action;

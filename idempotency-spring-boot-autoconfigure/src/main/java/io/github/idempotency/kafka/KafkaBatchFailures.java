@@ -66,7 +66,7 @@ public class KafkaBatchFailures implements BatchFailures {
 			// not a Kafka batch listener
 			return null;
 		}
-		return new BatchListenerFailedException(cause.getMessage(), cause, originalIndex);
+		return new BatchListenerFailedException(String.valueOf(cause.getMessage()), cause, originalIndex);
 	}
 
 	private static @Nullable BatchListenerFailedException find(Throwable failure) {

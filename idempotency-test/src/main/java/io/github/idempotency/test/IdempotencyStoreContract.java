@@ -255,7 +255,7 @@ public abstract class IdempotencyStoreContract implements ClaimCases, OwnerCases
 	@FunctionalInterface
 	public interface ThreadTask<T> {
 
-		T run(int thread) throws Exception;
+		@Nullable T run(int thread) throws Exception;
 
 	}
 

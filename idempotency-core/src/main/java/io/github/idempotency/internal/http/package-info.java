@@ -17,4 +17,7 @@
  * <strong>Not API.</strong> Public only for the starter's own adapters; it may change in any
  * release.
  */
+@NullMarked
 package io.github.idempotency.internal.http;
+
+import org.jspecify.annotations.NullMarked;

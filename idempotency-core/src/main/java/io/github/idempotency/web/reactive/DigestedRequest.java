@@ -64,8 +64,7 @@ final class DigestedRequest extends ServerHttpRequestDecorator {
 				}
 				if (this.reading) {
 					// read in part (a reader that stopped): what was read is what was received
-					finish();
-					return Mono.just(this.hex);
+					return Mono.just(finish());
 				}
 				this.reading = true;
 			}
@@ -78,8 +77,7 @@ final class DigestedRequest extends ServerHttpRequestDecorator {
 				synchronized (this.lock) {
 					this.kept = bytes;
 					this.digest.update(bytes);
-					finish();
-					return this.hex;
+					return finish();
 				}
 			});
 		});
@@ -96,11 +94,14 @@ final class DigestedRequest extends ServerHttpRequestDecorator {
 		}
 	}
 
-	private void finish() {
+	private String finish() {
 		synchronized (this.lock) {
-			if (this.hex == null) {
-				this.hex = HttpFingerprint.hex(this.digest);
+			String hex = this.hex;
+			if (hex == null) {
+				hex = HttpFingerprint.hex(this.digest);
+				this.hex = hex;
 			}
+			return hex;
 		}
 	}
 

@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -292,12 +293,12 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 				throw notRegistered();
 			}
 			// blocking is what this thread is for: WebFlux runs the method here because it may block
-			ExchangeClaims.Claim claim = claims.claim(exchange, this.explicitKey ? key : null, this.explicitKey, this.explicitPayload ? payload : null, this.explicitPayload).contextWrite(request.context()).block();
+			ExchangeClaims.Claim claim = Objects.requireNonNull(claims.claim(exchange, this.explicitKey ? key : null, this.explicitKey, this.explicitPayload ? payload : null, this.explicitPayload).contextWrite(request.context()).block());
 			HandlerRun first = run(exchange, response, request.context());
 			Object answer;
 			try {
-				answer = ((CompletableFuture<?>) invocation.execute(claim.key(), claim.payload(),
-						() -> first.runBlocking(invocation))).join();
+				answer = ((CompletableFuture<?>) Objects.requireNonNull(invocation.execute(claim.key(), claim.payload(),
+						() -> first.runBlocking(invocation)))).join();
 			}
 			catch (CompletionException ex) {
 				Throwable failure = (ex.getCause() != null) ? ex.getCause() : ex;
@@ -310,7 +311,7 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 				}
 				answer = null;
 			}
-			(first.ran() ? response.send() : response.replay((HttpAnswer) answer, replayedHeader)).block();
+			(first.ran() ? response.send() : response.replay((HttpAnswer) Objects.requireNonNull(answer), replayedHeader)).block();
 			return this.placeholder;
 		}
 

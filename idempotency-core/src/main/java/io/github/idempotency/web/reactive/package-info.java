@@ -10,4 +10,7 @@
  * protocol lives in the engine. Functional endpoints ({@code RouterFunction}) are not
  * adapted.
  */
+@NullMarked
 package io.github.idempotency.web.reactive;
+
+import org.jspecify.annotations.NullMarked;

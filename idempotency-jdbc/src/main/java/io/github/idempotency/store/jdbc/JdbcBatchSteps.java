@@ -162,7 +162,7 @@ final class JdbcBatchSteps {
 			if (outcome == ClaimOutcome.IN_PROGRESS && inTransaction) {
 				heldElsewhere = (heldElsewhere != null) ? heldElsewhere : requests.get(i);
 			}
-			else if (outcome != ClaimOutcome.ACQUIRED) {
+			else if (outcome != ClaimOutcome.ACQUIRED && existing != null) { // not acquired: a record was found
 				results[i] = ClaimResult.of(outcome, existing);
 			}
 		}

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import javax.sql.DataSource;
 
@@ -406,7 +407,7 @@ final class JdbcRecordTable {
 					// the row of NULLs that answers an insert of none inside the caller's transaction
 					return;
 				}
-				found[positions.get(new RecordId(workflow, rs.getString(2)))] = Insertion.INSERTED;
+				found[position(positions, new RecordId(workflow, rs.getString(2)))] = Insertion.INSERTED;
 				inserted[0]++;
 			});
 		if (inserted[0] == size) {
@@ -426,7 +427,7 @@ final class JdbcRecordTable {
 			.param("keys", new SqlArrayValue("text", (Object[]) keys))
 			.query((rs) -> {
 				IdempotencyRecord existing = toRecord(rs, 0);
-				found[positions.get(existing.id())] = new Insertion(false, existing);
+				found[position(positions, existing.id())] = new Insertion(false, existing);
 			});
 		return found;
 	}
@@ -612,7 +613,8 @@ final class JdbcRecordTable {
 	boolean complete(RecordId id, String owner, @Nullable String response, Duration retention, Fence fence) {
 		Instant now = now();
 		boolean selfBounded = boundsItsOwnLockWait(fence);
-		PositionalStatement completion = selfBounded ? this.completeLeasedSelfBounded
+		PositionalStatement completion = (selfBounded && this.completeLeasedSelfBounded != null)
+				? this.completeLeasedSelfBounded
 				: (fence == Fence.LEASE) ? this.completeLeased : this.completeInTransaction;
 		return completion.on(selfBounded ? this.jdbc : this.bounded, id.workflow(), id.key(), owner,
 				new SqlParameterValue(Types.VARCHAR, response), now.toEpochMilli(), now.plus(retention).toEpochMilli())
@@ -682,6 +684,11 @@ final class JdbcRecordTable {
 	 * source is bound to the thread: no transaction of the caller's, nor of anybody's on
 	 * whose thread a result completes.
 	 */
+	/** The position of a record the statement was given: every row it answers is one of them. */
+	private static int position(Map<RecordId, Integer> positions, RecordId id) {
+		return Objects.requireNonNull(positions.get(id), "a row of a record not asked for");
+	}
+
 	private boolean boundsItsOwnLockWait(Fence fence) {
 		return fence == Fence.LEASE && this.completeLeasedSelfBounded != null
 				&& TransactionSynchronizationManager.getResource(this.dataSource) == null;

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -38,11 +39,16 @@ final class CachedRecords {
 	}
 
 	static IdempotencyRecord fromFields(RecordId id, Map<String, String> fields) {
-		return new IdempotencyRecord(id, RecordStatus.valueOf(fields.get("status")), fields.get("fingerprint"),
-				fields.get("owner"), Integer.parseInt(fields.get("attempt")), instant(fields, "lease_until"),
+		return new IdempotencyRecord(id, RecordStatus.valueOf(required(fields, "status")), fields.get("fingerprint"),
+				required(fields, "owner"), Integer.parseInt(fields.get("attempt")), instant(fields, "lease_until"),
 				fields.get("recovery_point"), fields.get("response"), fields.get("error_type"),
 				fields.get("error_message"), instant(fields, "created_at"), instant(fields, "updated_at"),
 				instant(fields, "expires_at"));
+	}
+
+	/** A field every stored record has. */
+	private static String required(Map<String, String> fields, String name) {
+		return Objects.requireNonNull(fields.get(name), () -> "the stored record has no " + name);
 	}
 
 	private static void add(List<String> fields, String name, @Nullable String value) {

@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -639,6 +640,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return reply != null && reply.size() == 1 && Long.valueOf(1L).equals(reply.get(0));
 	}
 
+	// the callback answers null on Redis Cluster, as RedisCallback allows (T extends @Nullable
+	// Object): NullAway reads that bound only in JSpecify mode, which Java 17 does not run
+	@SuppressWarnings("NullAway")
 	private void waitForReplicas(RedisOperations<?, ?> operations, String what) {
 		reportReplicas(operations.execute((RedisCallback<Object>) this::waitForReplicas), what);
 	}
@@ -701,10 +705,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 		return false;
 	}
 
+	/** A field every stored record of layout 0 has. */
+	private static String required(Map<String, String> fields, String name) {
+		return Objects.requireNonNull(fields.get(name), () -> "the stored record has no " + name);
+	}
+
 	/** A record of layout 0, a hash of one field per column. */
 	private static IdempotencyRecord record(RecordId id, Map<String, String> fields) {
-		return new IdempotencyRecord(id, RecordStatus.valueOf(fields.get("status")), fields.get("fingerprint"),
-				fields.get("owner"), Integer.parseInt(fields.get("attempt")), instant(fields, "lease_until"),
+		return new IdempotencyRecord(id, RecordStatus.valueOf(required(fields, "status")), fields.get("fingerprint"),
+				required(fields, "owner"), Integer.parseInt(fields.get("attempt")), instant(fields, "lease_until"),
 				fields.get("recovery_point"), fields.get("response"), fields.get("error_type"),
 				fields.get("error_message"), instant(fields, "created_at"), instant(fields, "updated_at"),
 				instant(fields, "expires_at"));

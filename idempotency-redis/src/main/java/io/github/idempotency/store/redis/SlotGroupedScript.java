@@ -154,7 +154,7 @@ final class SlotGroupedScript {
 	}
 
 	/** An argument as sent: bytes as they are, anything else as its text in UTF-8. */
-	static byte[] argument(Object argument) {
+	static byte[] argument(@Nullable Object argument) {
 		return (argument instanceof byte[] bytes) ? bytes : bytes(String.valueOf(argument));
 	}
 
