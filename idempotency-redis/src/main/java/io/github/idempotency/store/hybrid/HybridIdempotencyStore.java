@@ -1,24 +1,13 @@
 package io.github.idempotency.store.hybrid;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.store.ClaimHandle;
@@ -30,11 +19,7 @@ import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
-import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.Assert;
 
@@ -71,29 +56,11 @@ import org.springframework.util.Assert;
  */
 public final class HybridIdempotencyStore implements IdempotencyStore {
 
-	private static final Log logger = LogFactory.getLog(HybridIdempotencyStore.class);
-
-	private static final RedisScript<Long> PUT = putScript();
-
-	private static final long RETRY_INTERVAL = TimeUnit.SECONDS.toNanos(1);
-
 	private final IdempotencyStore sourceOfTruth;
 
-	private final StringRedisTemplate redis;
-
-	private final CachePipeline pipeline;
-
-	private final String keyPrefix;
-
-	private final Duration cacheTtl;
+	private final RecordCache cache;
 
 	private final Clock clock;
-
-	private final AtomicBoolean cacheDown = new AtomicBoolean();
-
-	private final AtomicLong cacheErrors = new AtomicLong();
-
-	private volatile long retryAt;
 
 	/**
 	 * Creates a store that caches the finished records of {@code sourceOfTruth}.
@@ -110,16 +77,13 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 				"'keyPrefix' must not contain braces: they would move the cluster hash tag");
 		Assert.isTrue(!cacheTtl.isNegative() && !cacheTtl.isZero(), "'cacheTtl' must be positive");
 		this.sourceOfTruth = sourceOfTruth;
-		this.redis = new StringRedisTemplate(connectionFactory);
-		this.pipeline = new CachePipeline(connectionFactory);
-		this.keyPrefix = keyPrefix;
-		this.cacheTtl = cacheTtl;
+		this.cache = new RecordCache(connectionFactory, keyPrefix, cacheTtl, clock);
 		this.clock = clock;
 	}
 
 	@Override
 	public ClaimResult claim(ClaimRequest request) {
-		IdempotencyRecord cached = cached(request.id());
+		IdempotencyRecord cached = this.cache.read(request.id());
 		if (cached != null) {
 			ClaimOutcome outcome = ClaimRules.decide(cached, request.fingerprint(), this.clock.instant());
 			if (outcome != ClaimOutcome.ACQUIRED && outcome != ClaimOutcome.IN_PROGRESS) {
@@ -134,7 +98,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 		if (result.record().status() != RecordStatus.IN_PROGRESS
 				&& !TransactionSynchronizationManager.isActualTransactionActive()) {
 			// inside a transaction the record read may be that transaction's own, not committed
-			cache(result.record());
+			this.cache.put(result.record());
 		}
 		return result;
 	}
@@ -148,7 +112,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 		if (requests.size() <= 1) {
 			return requests.isEmpty() ? List.of() : List.of(claim(requests.get(0)));
 		}
-		List<@Nullable IdempotencyRecord> cached = cachedAll(requests);
+		List<@Nullable IdempotencyRecord> cached = this.cache.readAll(requests);
 		Instant now = this.clock.instant();
 		ClaimResult[] results = new ClaimResult[requests.size()];
 		List<Integer> misses = new ArrayList<>();
@@ -181,7 +145,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 				}
 				results[misses.get(j)] = result;
 			}
-			cacheAll(finished);
+			this.cache.putAll(finished);
 		}
 		return Arrays.asList(results);
 	}
@@ -207,7 +171,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 						null));
 			}
 		}
-		cacheOnceCommitted(finished);
+		this.cache.putOnceCommitted(finished);
 		return completed;
 	}
 
@@ -228,9 +192,9 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 	 */
 	@Override
 	public boolean delete(RecordId id) {
-		this.redis.delete(key(id));
+		this.cache.delete(id);
 		boolean deleted = this.sourceOfTruth.delete(id);
-		evict(id);
+		this.cache.evict(id);
 		return deleted;
 	}
 
@@ -244,7 +208,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 	 * @return the count of Redis errors
 	 */
 	public long cacheErrors() {
-		return this.cacheErrors.get();
+		return this.cache.errors();
 	}
 
 	/**
@@ -261,150 +225,7 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 	 * @return {@code <prefix>:cache:{<workflow length>:<workflow>:<key>}}
 	 */
 	String key(RecordId id) {
-		return this.keyPrefix + ":cache:{" + id.workflow().length() + ":" + id.workflow() + ":" + id.key() + "}";
-	}
-
-	private @Nullable IdempotencyRecord cached(RecordId id) {
-		Map<String, String> fields = onCache(() -> {
-			Map<String, String> read = new HashMap<>();
-			this.redis.<String, String>opsForHash().entries(key(id)).forEach(read::put);
-			return read;
-		});
-		return (fields != null && !fields.isEmpty()) ? CachedRecords.fromFields(id, fields) : null;
-	}
-
-	/**
-	 * The cached record of each request, read in one pipelined round trip.
-	 */
-	private List<@Nullable IdempotencyRecord> cachedAll(List<ClaimRequest> requests) {
-		List<String> keys = new ArrayList<>(requests.size());
-		requests.forEach((request) -> keys.add(key(request.id())));
-		List<Map<String, String>> read = onCache(() -> this.pipeline.readAll(keys));
-		List<@Nullable IdempotencyRecord> cached = new ArrayList<>(requests.size());
-		for (int i = 0; i < requests.size(); i++) {
-			if (read == null) {
-				// not a Lettuce connection, or the cache is down (then nothing is read)
-				cached.add(this.cacheDown.get() ? null : cached(requests.get(i).id()));
-			}
-			else {
-				Map<String, String> fields = read.get(i);
-				cached.add(fields.isEmpty() ? null : CachedRecords.fromFields(requests.get(i).id(), fields));
-			}
-		}
-		return cached;
-	}
-
-	private void cache(IdempotencyRecord record) {
-		List<String> args = putArguments(record);
-		if (args != null) {
-			onCache(() -> this.redis.execute(PUT, List.of(key(record.id())), args.toArray()));
-		}
-	}
-
-	/**
-	 * Caches the records in one pipelined round trip.
-	 */
-	private void cacheAll(List<IdempotencyRecord> records) {
-		if (records.size() <= 1) {
-			records.forEach(this::cache);
-			return;
-		}
-		List<String> keys = new ArrayList<>(records.size());
-		List<List<String>> arguments = new ArrayList<>(records.size());
-		for (IdempotencyRecord record : records) {
-			List<String> args = putArguments(record);
-			if (args != null) {
-				keys.add(key(record.id()));
-				arguments.add(args);
-			}
-		}
-		Boolean pipelined = onCache(() -> this.pipeline.runAll(PUT, keys, arguments));
-		if (Boolean.FALSE.equals(pipelined)) {
-			records.forEach(this::cache);
-		}
-	}
-
-	/**
-	 * The arguments of {@code put.lua} for a record.
-	 * @return the arguments, or {@code null} when the record expires before it could be
-	 * read from the cache
-	 */
-	private @Nullable List<String> putArguments(IdempotencyRecord record) {
-		long ttl = Math.min(this.cacheTtl.toMillis(),
-				record.expiresAt().toEpochMilli() - this.clock.instant().toEpochMilli());
-		if (ttl <= 0) {
-			return null;
-		}
-		List<String> fields = CachedRecords.toFields(record);
-		List<String> args = new ArrayList<>(fields.size() + 1);
-		args.add(String.valueOf(ttl));
-		args.addAll(fields);
-		return args;
-	}
-
-	private void evict(RecordId id) {
-		onCache(() -> this.redis.delete(key(id)));
-	}
-
-	/**
-	 * Caches a record this store finished once the current transaction (if any) commits:
-	 * a rolled-back record is never cached.
-	 */
-	private void cacheOnceCommitted(IdempotencyRecord record) {
-		cacheOnceCommitted(List.of(record));
-	}
-
-	private void cacheOnceCommitted(List<IdempotencyRecord> records) {
-		if (records.isEmpty()) {
-			return;
-		}
-		if (TransactionSynchronizationManager.isSynchronizationActive()) {
-			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-				@Override
-				public void afterCommit() {
-					cacheAll(records);
-				}
-			});
-		}
-		else {
-			cacheAll(records);
-		}
-	}
-
-	private <T> @Nullable T onCache(Supplier<T> operation) {
-		if (this.cacheDown.get() && System.nanoTime() - this.retryAt < 0) {
-			return null;
-		}
-		try {
-			T result = operation.get();
-			if (this.cacheDown.compareAndSet(true, false)) {
-				logger.info("The Redis cache of the idempotency store answers again");
-			}
-			return result;
-		}
-		catch (RuntimeException ex) {
-			this.cacheErrors.incrementAndGet();
-			this.retryAt = System.nanoTime() + RETRY_INTERVAL;
-			if (this.cacheDown.compareAndSet(false, true)) {
-				logger.warn("The Redis cache of the idempotency store cannot be reached: answering from the source "
-						+ "of truth alone until it returns", ex);
-			}
-			return null;
-		}
-	}
-
-	/**
-	 * The cache's write script, read once: a {@code RedisScript} made from a
-	 * {@code Resource} checks the resource for changes on every call.
-	 */
-	private static RedisScript<Long> putScript() {
-		try {
-			return RedisScript.of(new ClassPathResource("put.lua", HybridIdempotencyStore.class)
-				.getContentAsString(StandardCharsets.UTF_8), Long.class);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Cannot read the Redis script put.lua", ex);
-		}
+		return this.cache.key(id);
 	}
 
 	/**
@@ -432,7 +253,8 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 		public boolean complete(@Nullable String response) {
 			boolean completed = this.claim.complete(response);
 			if (completed) {
-				cacheOnceCommitted(finished(RecordStatus.COMPLETED, response, null, null));
+				HybridIdempotencyStore.this.cache
+					.putOnceCommitted(List.of(finished(RecordStatus.COMPLETED, response, null, null)));
 			}
 			return completed;
 		}
@@ -441,8 +263,8 @@ public final class HybridIdempotencyStore implements IdempotencyStore {
 		public boolean fail(Throwable failure) {
 			boolean failed = this.claim.fail(failure);
 			if (failed) {
-				cacheOnceCommitted(finished(RecordStatus.FAILED, null, IdempotencyRecord.errorTypeOf(failure),
-						IdempotencyRecord.errorMessageOf(failure)));
+				HybridIdempotencyStore.this.cache.putOnceCommitted(List.of(finished(RecordStatus.FAILED, null,
+						IdempotencyRecord.errorTypeOf(failure), IdempotencyRecord.errorMessageOf(failure))));
 			}
 			return failed;
 		}

@@ -3,8 +3,6 @@ package io.github.idempotency.store.redis;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.HexFormat;
-import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
 
@@ -34,25 +32,17 @@ import org.springframework.util.Assert;
  * </pre>
  * A varint is an unsigned LEB128 number (seven bits a byte, the low group first); a
  * zigzag is a signed number as a varint ({@code 2n} for {@code n >= 0},
- * {@code -2n - 1} below). A token is one tag byte and its body, chosen so that two
- * equal texts always give equal bytes (the scripts compare owners and fingerprints as
- * bytes): {@code 'x'} and the bytes of a lower-case hexadecimal text of even length (a
- * SHA-256 fingerprint takes 33 bytes instead of 64); {@code 'u'}, 16 bytes and a varint
- * for the engine's owners ({@code <uuid>-<counter>}, 20 bytes instead of about 42);
- * {@code 't'} and the UTF-8 bytes for any other text. A finished record with a 60-byte
- * Redis key, an 80-byte response, a fingerprint and an owner of the engine takes 264
- * bytes ({@code MEMORY USAGE}) where the hash of version 0 took 942.
+ * {@code -2n - 1} below). A token is a {@link RecordToken}. A finished record with a
+ * 60-byte Redis key, an 80-byte response, a fingerprint and an owner of the engine takes
+ * 264 bytes ({@code MEMORY USAGE}) where the hash of version 0 took 942.
  * <p>
- * Version 0, the layout before this one, is a hash of one field per column; the scripts
- * read it and write version 1 in its place on the next change (see {@code record.lua}),
- * and {@link RedisIdempotencyStore#find} reads it as it is.
+ * Version 0, the layout before this one, is a hash of one field per column: see
+ * {@link LegacyFallbacks}.
  */
 final class CompactRecord {
 
 	/** The layout version this class writes. */
 	static final int VERSION = 1;
-
-	private static final HexFormat HEX = HexFormat.of();
 
 	private static final int FINGERPRINT = 1 << 2;
 
@@ -73,17 +63,17 @@ final class CompactRecord {
 	 * @return its bytes
 	 */
 	static byte[] encode(IdempotencyRecord record) {
-		return encode(record, token(record.owner()));
+		return encode(record, RecordToken.of(record.owner()));
 	}
 
 	/**
-	 * The value of {@code record}, whose owner's {@link #token} the caller holds already.
+	 * The value of {@code record}, whose owner's {@link RecordToken} the caller holds already.
 	 * @param record the record
 	 * @param ownerToken the token of its owner
 	 * @return its bytes
 	 */
 	static byte[] encode(IdempotencyRecord record, byte[] ownerToken) {
-		byte[] fingerprint = (record.fingerprint() != null) ? token(record.fingerprint()) : null;
+		byte[] fingerprint = (record.fingerprint() != null) ? RecordToken.of(record.fingerprint()) : null;
 		byte[] recoveryPoint = utf8(record.recoveryPoint());
 		byte[] errorType = utf8(record.errorType());
 		byte[] errorMessage = utf8(record.errorMessage());
@@ -136,8 +126,8 @@ final class CompactRecord {
 		long updated = created + unzigzag(varint(in));
 		long expires = updated + unzigzag(varint(in));
 		long leaseUntil = created + unzigzag(varint(in));
-		String owner = untoken(in);
-		String fingerprint = ((flags & FINGERPRINT) != 0) ? untoken(in) : null;
+		String owner = RecordToken.read(in);
+		String fingerprint = ((flags & FINGERPRINT) != 0) ? RecordToken.read(in) : null;
 		String recoveryPoint = ((flags & RECOVERY_POINT) != 0) ? text(in) : null;
 		String errorType = ((flags & ERROR_TYPE) != 0) ? text(in) : null;
 		String errorMessage = ((flags & ERROR_MESSAGE) != 0) ? text(in) : null;
@@ -147,131 +137,6 @@ final class CompactRecord {
 				Instant.ofEpochMilli(created), Instant.ofEpochMilli(updated), Instant.ofEpochMilli(expires));
 	}
 
-	/**
-	 * The token of an owner or fingerprint, as stored and as the scripts compare it.
-	 * @param text the owner or fingerprint
-	 * @return its bytes
-	 */
-	static byte[] token(String text) {
-		if (isHex(text)) {
-			Writer out = new Writer(1 + text.length() / 2);
-			out.write('x');
-			for (int i = 0; i < text.length(); i += 2) {
-				out.write(HexFormat.fromHexDigits(text, i, i + 2));
-			}
-			return out.written();
-		}
-		byte[] owner = engineOwner(text);
-		if (owner != null) {
-			return owner;
-		}
-		byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
-		Writer out = new Writer(1 + utf8.length);
-		out.write('t');
-		out.writeBytes(utf8);
-		return out.written();
-	}
-
-	private static boolean isHex(String text) {
-		if (text.isEmpty() || text.length() % 2 != 0) {
-			return false;
-		}
-		for (int i = 0; i < text.length(); i++) {
-			if (lowerHexDigit(text.charAt(i)) < 0) {
-				return false;
-			}
-		}
-		return true;
-	}
-
-	/**
-	 * {@code 'u'}, the UUID's 16 bytes and the counter, for {@code <uuid>-<counter>} where
-	 * both print back exactly as given (the UUID as {@link UUID#toString} writes it, the
-	 * counter as {@link Long#toString}: no sign, no leading zero); else {@code null}. Read
-	 * in place: every claim and completion takes the token of an engine's owner.
-	 */
-	private static byte @Nullable [] engineOwner(String text) {
-		int length = text.length();
-		if (length < 38 || length > 36 + 1 + 15 || text.charAt(8) != '-' || text.charAt(13) != '-'
-				|| text.charAt(18) != '-' || text.charAt(23) != '-' || text.charAt(36) != '-') {
-			return null;
-		}
-		long time = lowerHex(text, 0, 8);
-		long middle = lowerHex(text, 9, 13);
-		long high = lowerHex(text, 14, 18);
-		long clock = lowerHex(text, 19, 23);
-		long node = lowerHex(text, 24, 36);
-		long counter = decimal(text, 37, length);
-		if ((time | middle | high | clock | node | counter) < 0) {
-			// one of them is -1: not as UUID.toString and Long.toString write them
-			return null;
-		}
-		Writer out = new Writer(1 + 16 + varintLength(counter));
-		out.write('u');
-		out.longBytes(time << 32 | middle << 16 | high);
-		out.longBytes(clock << 48 | node);
-		out.varint(counter);
-		return out.written();
-	}
-
-	/**
-	 * The number that lower-case hexadecimal digits spell from {@code from} to {@code to}
-	 * (at most 15 of them), -1 when another character is among them.
-	 */
-	private static long lowerHex(String text, int from, int to) {
-		long value = 0;
-		for (int i = from; i < to; i++) {
-			int digit = lowerHexDigit(text.charAt(i));
-			if (digit < 0) {
-				return -1;
-			}
-			value = (value << 4) | digit;
-		}
-		return value;
-	}
-
-	/**
-	 * The number that decimal digits spell from {@code from} to {@code to} (at most 18 of
-	 * them) as {@link Long#toString} writes it, -1 for anything else (a sign, a leading
-	 * zero, another character).
-	 */
-	private static long decimal(String text, int from, int to) {
-		if (text.charAt(from) == '0' && to - from > 1) {
-			return -1;
-		}
-		long value = 0;
-		for (int i = from; i < to; i++) {
-			char c = text.charAt(i);
-			if (c < '0' || c > '9') {
-				return -1;
-			}
-			value = value * 10 + (c - '0');
-		}
-		return value;
-	}
-
-	/** The value of a lower-case hexadecimal digit, -1 for any other character. */
-	private static int lowerHexDigit(char c) {
-		if (c >= '0' && c <= '9') {
-			return c - '0';
-		}
-		return (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
-	}
-
-	private static String untoken(ByteBuffer in) {
-		int length = (int) varint(in);
-		int end = in.position() + length;
-		byte tag = in.get();
-		String text = switch (tag) {
-			case 'x' -> HEX.formatHex(in.array(), in.position(), end);
-			case 'u' -> new UUID(in.getLong(), in.getLong()) + "-" + varint(in);
-			case 't' -> new String(in.array(), in.position(), end - in.position(), StandardCharsets.UTF_8);
-			default -> throw new IllegalStateException("Unknown token tag " + tag + " in a Redis record");
-		};
-		in.position(end);
-		return text;
-	}
-
 	private static String text(ByteBuffer in) {
 		int length = (int) varint(in);
 		String text = new String(in.array(), in.position(), length, StandardCharsets.UTF_8);
@@ -279,7 +144,7 @@ final class CompactRecord {
 		return text;
 	}
 
-	private static long varint(ByteBuffer in) {
+	static long varint(ByteBuffer in) {
 		long value = 0;
 		int shift = 0;
 		while (true) {
@@ -293,7 +158,7 @@ final class CompactRecord {
 	}
 
 	/** How many bytes {@code value} takes as a varint (read as unsigned). */
-	private static int varintLength(long value) {
+	static int varintLength(long value) {
 		int length = 1;
 		for (long v = value >>> 7; v != 0; v >>>= 7) {
 			length++;
@@ -348,7 +213,7 @@ final class CompactRecord {
 	}
 
 	/** A byte array of a known size, written with the layout's number encoding. */
-	private static final class Writer {
+	static final class Writer {
 
 		private final byte[] bytes;
 

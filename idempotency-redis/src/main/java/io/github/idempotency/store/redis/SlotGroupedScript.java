@@ -37,6 +37,10 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 final class SlotGroupedScript {
 
+	/** Nothing to do once every call answered. */
+	static final Consumer<RedisConnection> NOTHING_AFTERWARDS = (connection) -> {
+	};
+
 	private final RedisScript<?> script;
 
 	SlotGroupedScript(RedisScript<?> script) {
@@ -51,17 +55,16 @@ final class SlotGroupedScript {
 	 * @param timeout how long to wait for all the answers together
 	 * @param afterwards what to do on the same connection once every call answered
 	 * @return the replies, or {@code null} when the connection is not Lettuce's (the
-	 * caller then goes key by key)
+	 * caller then goes key by key, see {@link LegacyFallbacks})
 	 */
 	@Nullable Replies run(RedisConnectionFactory connectionFactory, List<?> leading, List<Call> calls,
 			Duration timeout, Consumer<RedisConnection> afterwards) {
 		RedisConnection connection = connectionFactory.getConnection();
 		try {
-			if (!(connection.getNativeConnection() instanceof RedisScriptingAsyncCommands<?, ?> lettuce)) {
+			RedisScriptingAsyncCommands<byte[], byte[]> commands = LegacyFallbacks.lettuceScripting(connection);
+			if (commands == null) {
 				return null;
 			}
-			@SuppressWarnings("unchecked")
-			RedisScriptingAsyncCommands<byte[], byte[]> commands = (RedisScriptingAsyncCommands<byte[], byte[]>) lettuce;
 			List<int[]> groups = groups(calls, connection instanceof RedisClusterConnection);
 			List<byte[][]> keys = new ArrayList<>(groups.size());
 			List<byte[][]> arguments = new ArrayList<>(groups.size());
@@ -185,7 +188,8 @@ final class SlotGroupedScript {
 			this.replies = new Object[size];
 		}
 
-		private void fail(RuntimeException ex) {
+		/** Adds a failure: the first one, or suppressed in it. */
+		void fail(RuntimeException ex) {
 			if (this.failure == null) {
 				this.failure = ex;
 			}

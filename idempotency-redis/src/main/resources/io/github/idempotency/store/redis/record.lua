@@ -81,7 +81,7 @@ local function hex_bytes(hex)
 	end))
 end
 
--- the token of an owner or fingerprint text, byte for byte what CompactRecord.token makes
+-- the token of an owner or fingerprint text, byte for byte what RecordToken.of makes
 local function token(value)
 	if #value > 0 and #value % 2 == 0 and not string.find(value, '[^0-9a-f]') then
 		return 'x' .. hex_bytes(value)
@@ -132,7 +132,7 @@ end
 
 local statuses = { IN_PROGRESS = 'P', COMPLETED = 'C', FAILED = 'F' }
 
--- a record of layout 0 (a hash)
+-- a record of layout 0 (a hash), read until 1.0: see LegacyFallbacks.java
 local function decode_hash(key)
 	local found = redis.call('HGETALL', key)
 	local h = {}

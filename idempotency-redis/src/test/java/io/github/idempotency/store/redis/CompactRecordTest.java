@@ -40,18 +40,18 @@ class CompactRecordTest {
 
 	@Test
 	void theEnginesOwnersAndFingerprintsAreStoredAsBytes() {
-		assertThat(CompactRecord.token(UUID.randomUUID() + "-4711")).hasSize(1 + 16 + 2);
-		assertThat(CompactRecord.token("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"))
+		assertThat(RecordToken.of(UUID.randomUUID() + "-4711")).hasSize(1 + 16 + 2);
+		assertThat(RecordToken.of("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"))
 			.hasSize(1 + 32);
-		assertThat(CompactRecord.token("owner-1")).hasSize(1 + 7);
+		assertThat(RecordToken.of("owner-1")).hasSize(1 + 7);
 	}
 
 	@Test
 	void anEnginesOwnerIsItsUuidsBytesAndItsCounter() {
-		assertThat(CompactRecord.token("123e4567-e89b-12d3-a456-426614174000-300"))
+		assertThat(RecordToken.of("123e4567-e89b-12d3-a456-426614174000-300"))
 			.isEqualTo(HexFormat.of().parseHex("75" + "123e4567e89b12d3a456426614174000" + "ac02"));
-		assertThat(CompactRecord.token("123e4567-e89b-12d3-a456-426614174000-999999999999999")).startsWith((byte) 'u');
-		assertThat(CompactRecord.token("123e4567-e89b-12d3-a456-426614174000-0")).startsWith((byte) 'u');
+		assertThat(RecordToken.of("123e4567-e89b-12d3-a456-426614174000-999999999999999")).startsWith((byte) 'u');
+		assertThat(RecordToken.of("123e4567-e89b-12d3-a456-426614174000-0")).startsWith((byte) 'u');
 	}
 
 	@Test
@@ -61,7 +61,7 @@ class CompactRecordTest {
 				uuid.toUpperCase() + "-1", uuid.replace('a', 'g') + "-1", uuid.replace("-", "0") + "-1",
 				"123e4567-e89b-12d3-a45-6426614174000-1" };
 		for (String owner : owners) {
-			assertThat(CompactRecord.token(owner)).as(owner).startsWith((byte) 't');
+			assertThat(RecordToken.of(owner)).as(owner).startsWith((byte) 't');
 			IdempotencyRecord record = new IdempotencyRecord(ID, RecordStatus.IN_PROGRESS, null, owner, 1, AT, null,
 					null, null, null, AT, AT, AT);
 			assertThat(CompactRecord.decode(ID, CompactRecord.encode(record)).owner()).isEqualTo(owner);

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
+import java.util.stream.Stream;
 
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
@@ -14,17 +15,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Brings a workflow's next batch to read first the way production does: a batch of new
- * keys, completed, then the same batch again (all duplicates).
+ * keys, completed, then the same batch again (all duplicates). Fifty keys, so that the
+ * duplicates bring the workflow's moving share of answered claims
+ * ({@link io.github.idempotency.store.ReadFirst.Choices}) above its read-first threshold.
  */
 final class ReadingFirst {
+
+	private static final int KEYS = 50;
 
 	private ReadingFirst() {
 	}
 
 	static void after(RedisIdempotencyStore store, String workflow) {
-		List<ClaimRequest> requests = List.of(request(workflow), request(workflow), request(workflow));
+		List<ClaimRequest> requests = Stream.generate(() -> request(workflow)).limit(KEYS).toList();
 		List<ClaimResult> claimed = store.claimAll(requests);
-		store.completeAll(claimed.stream().map(ClaimResult::acquiredHandle).toList(), Collections.nCopies(3, null));
+		store.completeAll(claimed.stream().map(ClaimResult::acquiredHandle).toList(), Collections.nCopies(KEYS, null));
 		assertThat(store.claimAll(requests)).extracting(ClaimResult::outcome).containsOnly(ClaimOutcome.DUPLICATE);
 	}
 

@@ -47,7 +47,10 @@ class RedisBatchClaimTest {
 
 	private final String workflow = "batch-" + UUID.randomUUID();
 
-	private final RedisIdempotencyStore store = new RedisIdempotencyStore(connectionFactory, "batch-test", this.clock);
+	private final ScriptWindows windows = new ScriptWindows(connectionFactory);
+
+	private final RedisIdempotencyStore store = new RedisIdempotencyStore(this.windows.factory(), "batch-test",
+			this.clock);
 
 	private final StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
 
@@ -68,7 +71,7 @@ class RedisBatchClaimTest {
 		ClaimResult[] single = new ClaimResult[1];
 		// the batch's SET NX GET saw the lease over; a single claim takes the key over before
 		// the batch's script runs: the script decides again and finds the new live claim
-		this.store.beforeClaimScript = () -> single[0] = claim("crashed", "single-owner");
+		this.windows.before(RedisScripts.CLAIM, () -> single[0] = claim("crashed", "single-owner"));
 		List<ClaimResult> batch = this.store.claimAll(List.of(request("new", "batch-new"),
 				request("crashed", "batch-crashed")));
 		assertThat(single[0].outcome()).isEqualTo(ClaimOutcome.ACQUIRED);
@@ -87,11 +90,11 @@ class RedisBatchClaimTest {
 		int[] windows = new int[1];
 		// the batch's read found no record of "late"; another consumer claims and completes it
 		// before the batch's SET NX GET, which must answer that record
-		this.store.beforeClaimNew = () -> {
+		this.windows.between(RedisScripts.READ, RedisScripts.CLAIM_NEW, () -> {
 			windows[0]++;
 			single[0] = claim("late", "single-owner");
 			assertThat(single[0].acquiredHandle().complete("\"single\"")).isTrue();
-		};
+		});
 		List<ClaimResult> batch = this.store.claimAll(List.of(request("new", "batch-new"), request("late", "batch-late")));
 		assertThat(windows[0]).as("the batch read first").isEqualTo(1);
 		assertThat(batch).extracting(ClaimResult::outcome).containsExactly(ClaimOutcome.ACQUIRED, ClaimOutcome.DUPLICATE);
@@ -113,7 +116,7 @@ class RedisBatchClaimTest {
 		ClaimResult running = claim("running-now", "running-now-owner");
 		ReadingFirst.after(this.store, this.workflow);
 		int[] windows = new int[1];
-		this.store.beforeClaimNew = () -> windows[0]++;
+		this.windows.between(RedisScripts.READ, RedisScripts.CLAIM_NEW, () -> windows[0]++);
 		List<ClaimResult> batch = this.store.claimAll(List.of(request("done", "batch-done"),
 				request("running-now", "batch-running"), request("crashed", "batch-crashed"),
 				request("new", "batch-new")));
