@@ -1,7 +1,6 @@
 package io.github.idempotency.web.reactive;
 
 import java.lang.reflect.Method;
-import java.lang.reflect.Type;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -18,6 +17,8 @@ import reactor.util.context.ContextView;
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.internal.OperationDefinition;
+import io.github.idempotency.internal.PermanentFailures;
+import io.github.idempotency.internal.http.ExchangeRun;
 import io.github.idempotency.internal.http.HttpAnswer;
 import io.github.idempotency.internal.http.KeyScope;
 import io.github.idempotency.internal.http.MultipartParameters;
@@ -149,7 +150,7 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 
 		private final boolean explicitPayload;
 
-		private final List<Class<? extends Throwable>> permanentFailures;
+		private final PermanentFailures permanentFailures;
 
 		private final ExceptionHandlerMethodResolver ownExceptionHandlers;
 
@@ -171,7 +172,7 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 			Class<?> userClass = ClassUtils.getUserClass(targetClass);
 			this.name = userClass.getName() + "." + method.getName();
 			this.ownExceptionHandlers = new ExceptionHandlerMethodResolver(userClass);
-			this.permanentFailures = List.of(annotation.recordFailureFor());
+			this.permanentFailures = PermanentFailures.of(List.of(annotation.recordFailureFor()));
 			this.explicitKey = StringUtils.hasText(annotation.key());
 			this.explicitPayload = StringUtils.hasText(annotation.payload());
 			ResponseStatus status = AnnotatedElementUtils.findMergedAnnotation(method, ResponseStatus.class);
@@ -208,15 +209,7 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 			if (this.plain) {
 				requirePropagation(returnType);
 			}
-			Type stored = ResolvableType.forClassWithGenerics(CompletableFuture.class, HttpAnswer.class).getType();
-			List<Class<? extends Throwable>> failures = declared.recordFailureFor().isEmpty() ? List.of()
-					: List.of(RecordedHttpFailure.class);
-			return OperationDefinition.of(declared.workflow(), stored)
-				.leaseTtl(declared.leaseTtl())
-				.retention(declared.retention())
-				.onInProgress(declared.onInProgress())
-				.recordFailureFor(failures)
-				.build();
+			return ExchangeRun.definition(declared);
 		}
 
 		/**
