@@ -23,7 +23,7 @@ import io.github.idempotency.store.RecordId;
  * Runs the idempotency protocol against an {@link IdempotencyStore}: claim and take the
  * claim's answer (in one place, {@code answer}, for a single call and each item of a batch),
  * run the operation with its lease renewed, and settle how it ended (in one place,
- * {@code Settlement}); wait on or reject a conflict with one {@code Backoff}. Backend-neutral:
+ * {@code Settlement}); wait on or reject a conflict, in one {@code ClaimLoop}. Backend-neutral:
  * the store only answers atomic steps. The annotation aspect, {@code IdempotencyTemplate} and
  * the web adapter all come here.
  */

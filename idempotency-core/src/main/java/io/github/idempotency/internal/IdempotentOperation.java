@@ -1,7 +1,6 @@
 package io.github.idempotency.internal;
 
 import java.time.Duration;
-import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -27,7 +26,7 @@ public final class IdempotentOperation {
 
 	private final InProgressPolicy onInProgress;
 
-	private final List<Class<? extends Throwable>> recordFailureFor;
+	private final PermanentFailures permanentFailures;
 
 	IdempotentOperation(OperationDefinition definition, ResultCodec codec, @Nullable AsyncResult async,
 			EngineSettings settings) {
@@ -39,7 +38,7 @@ public final class IdempotentOperation {
 		this.retention = (definition.retention() != null) ? definition.retention() : settings.retention();
 		this.onInProgress = (definition.onInProgress() != InProgressPolicy.DEFAULT) ? definition.onInProgress()
 				: settings.onInProgress();
-		this.recordFailureFor = definition.recordFailureFor();
+		this.permanentFailures = PermanentFailures.of(definition.recordFailureFor());
 	}
 
 	public String workflow() {
@@ -75,12 +74,7 @@ public final class IdempotentOperation {
 	}
 
 	boolean isPermanentFailure(Throwable ex) {
-		for (Class<? extends Throwable> type : this.recordFailureFor) {
-			if (type.isInstance(ex)) {
-				return true;
-			}
-		}
-		return false;
+		return this.permanentFailures.includes(ex);
 	}
 
 }

@@ -28,8 +28,9 @@ import io.github.idempotency.store.RecordId;
  * What every shape of call shares: the store and how a call to it is timed
  * ({@link StoreCalls}), keys and fingerprints, owners, the one answer to a claim
  * ({@link #answer}), the lease renewal of the runs, the one settlement of their endings
- * ({@link Settlement}) and the outcome of a call. The shapes (a single call in
- * {@link IdempotencyEngine}, a batch in {@link BatchRun}) drive it; it calls none of them.
+ * ({@link Settlement}) and the outcome of a call. The shapes ({@link SingleCall},
+ * {@link BatchRun}, whose claims go round the one {@link ClaimLoop}) drive it; it calls
+ * none of them.
  */
 final class Protocol implements AutoCloseable {
 
@@ -82,13 +83,6 @@ final class Protocol implements AutoCloseable {
 	public void close() {
 		this.renewer.close();
 		this.time.close();
-	}
-
-	/**
-	 * A wait of at most {@code budget} from now, on the engine's time.
-	 */
-	Backoff backoff(java.time.Duration budget) {
-		return Backoff.within(this.time, budget);
 	}
 
 	/**

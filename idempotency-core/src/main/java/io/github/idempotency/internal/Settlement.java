@@ -2,7 +2,6 @@ package io.github.idempotency.internal;
 
 import io.github.idempotency.observe.IdempotencyObserver;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -22,9 +21,10 @@ import io.github.idempotency.store.RecordStatus;
  * whatever the shape of the call:
  * <ul>
  * <li>a run inside a transaction its claim does not take part in (redis, memory, jdbc on
- * another {@code DataSource}) is settled once that transaction has ended: after a commit as
- * it ended, after a rollback (a failed commit included) as its writes are gone, so that a
- * record never says "done" for writes that did not commit;</li>
+ * another {@code DataSource}) is settled once that transaction has ended
+ * ({@link AfterTransaction}): after a commit as it ended, after a rollback (a failed commit
+ * included) as its writes are gone, so that a record never says "done" for writes that did
+ * not commit;</li>
  * <li>a result or a permanent failure the store fails to take is offered again with
  * {@link Backoff} for up to the lease, outside a transaction only (the engine never waits
  * inside one), and not after an error a retry cannot fix; each attempt is fenced, and one
@@ -103,7 +103,7 @@ final class Settlement {
 			return store(executions, endings, true);
 		}
 		if (Transactions.canFollow() && !joinsTransaction(executions)) {
-			Transactions.onEnd(new AfterTransaction(executions, endings));
+			Transactions.onEnd(new AfterTransaction(this, executions, endings));
 			return new RuntimeException[executions.size()];
 		}
 		// part of the caller's transaction (or no way to follow it): stored in it, no waiting
@@ -214,8 +214,11 @@ final class Settlement {
 
 	/**
 	 * Stores endings now: the results in one {@code completeAll}, the rest one by one.
+	 * @param retry whether a store error a retry may fix is retried (outside a transaction
+	 * only)
+	 * @return per run what kept its ending from being stored, {@code null} where it was
 	 */
-	private @Nullable RuntimeException[] store(List<Execution> executions, List<Ending> endings, boolean retry) {
+	@Nullable RuntimeException[] store(List<Execution> executions, List<Ending> endings, boolean retry) {
 		@Nullable RuntimeException[] problems = new RuntimeException[executions.size()];
 		List<Integer> completed = new ArrayList<>(executions.size());
 		for (int i = 0; i < problems.length; i++) {
@@ -376,76 +379,6 @@ final class Settlement {
 		try (Observation.Scope scope = observation.openScope()) {
 			return step.get();
 		}
-	}
-
-	/**
-	 * Settles the runs of a transaction their claims do not take part in, once it has
-	 * ended.
-	 */
-	private final class AfterTransaction implements Transactions.End {
-
-		private final List<Execution> executions;
-
-		private final List<Ending> endings;
-
-		AfterTransaction(List<Execution> executions, List<Ending> endings) {
-			this.executions = executions;
-			this.endings = endings;
-		}
-
-		@Override
-		public void committed() {
-			List<Ending> committed = this.endings.stream().map(Ending::afterCommit).toList();
-			// its resources are still bound to this thread, but it is over: waiting holds no lock
-			RuntimeException first = first(store(this.executions, committed, true));
-			if (first != null) {
-				throw first;
-			}
-		}
-
-		@Override
-		public void rolledBack() {
-			settleAsRolledBack("rolled back");
-		}
-
-		/**
-		 * A commit that failed without saying whether it took place (Spring reports a
-		 * failed JDBC commit so): as a rollback, since recording "done" for writes that
-		 * may not have committed loses the operation, while giving the key back runs it
-		 * once more at worst.
-		 */
-		@Override
-		public void unknown() {
-			logger.warn("The transaction around " + this.executions.get(0).id() + (this.executions.size() > 1
-					? " and " + (this.executions.size() - 1) + " more" : "") + " ended with an unknown outcome (its "
-					+ "commit failed); the next delivery runs it again");
-			settleAsRolledBack("failed to commit");
-		}
-
-		private void settleAsRolledBack(String how) {
-			List<Ending> rolledBack = this.endings.stream().map(Ending::afterRollback).toList();
-			RuntimeException first = first(store(this.executions, rolledBack, true));
-			if (first != null) {
-				logger.warn("After its transaction " + how + ": " + first.getMessage(), first);
-			}
-		}
-
-		private static @Nullable RuntimeException first(@Nullable RuntimeException[] problems) {
-			RuntimeException first = null;
-			for (RuntimeException problem : problems) {
-				if (problem == null || problem == first) {
-					continue;
-				}
-				if (first == null) {
-					first = problem;
-				}
-				else if (!Arrays.asList(first.getSuppressed()).contains(problem)) {
-					first.addSuppressed(problem);
-				}
-			}
-			return first;
-		}
-
 	}
 
 }

@@ -11,9 +11,6 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.IdempotencyContext;
 import io.github.idempotency.IdempotencyInProgressException;
-import io.github.idempotency.IdempotencyStoreException;
-import io.github.idempotency.InProgressPolicy;
-import io.github.idempotency.StoreUnavailablePolicy;
 import io.github.idempotency.internal.IdempotencyEngine.Action;
 import io.github.idempotency.observe.Outcome;
 import io.github.idempotency.observe.StoreOperation;
@@ -22,23 +19,16 @@ import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.RecordId;
 
 /**
- * The single-call shape (as {@link BatchRun} is the batch's): one call's claims, each
- * answered once ({@code Protocol.answer}); an acquired claim run with its lease renewed and
- * settled ({@link Settlement}), now or, for an asynchronous result, once it settles; a
- * duplicate's stored result; a refusal thrown; the wait for a run of the same key
- * elsewhere driven by a caller that sleeps ({@link #execute}) or one that sets a timer
- * ({@link Async}).
+ * The single-call shape (as {@link BatchRun} is the batch's): one call's claims in the
+ * {@link ClaimLoop}, each answered once ({@code Protocol.answer}); an acquired claim run
+ * with its lease renewed and settled ({@link Settlement}), now or, for an asynchronous
+ * result, once it settles; a duplicate's stored result; a refusal thrown; the wait for a run
+ * of the same key elsewhere driven by a caller that sleeps ({@link #execute}) or one that
+ * sets a timer ({@link Async}).
  */
-final class SingleCall {
+final class SingleCall extends ClaimLoop {
 
 	private static final Log logger = Protocol.logger;
-
-	/** Claim again once {@link #pause()} has passed. */
-	static final Object WAIT = new Object();
-
-	private final Protocol protocol;
-
-	private final IdempotentOperation operation;
 
 	private final RecordId id;
 
@@ -46,19 +36,16 @@ final class SingleCall {
 
 	private final Action action;
 
-	private @Nullable Backoff waiting;
-
 	private int attempt;
 
 	SingleCall(Protocol protocol, IdempotentOperation operation, RecordId id, @Nullable Object payload, Action action) {
+		super(protocol, operation);
 		String workflow = operation.workflow();
 		if (operation.async() != null && Transactions.isActive()) {
 			throw new IllegalStateException("The asynchronous idempotent operation '" + workflow + "' is called "
 					+ "inside a transaction, which would end before its result is known: call it outside any "
 					+ "transaction");
 		}
-		this.protocol = protocol;
-		this.operation = operation;
 		this.id = id;
 		this.request = protocol.request(operation, id, payload);
 		this.action = action;
@@ -68,7 +55,8 @@ final class SingleCall {
 	 * One claim and what it answers: this run's result, a stored one, a refusal thrown,
 	 * or {@link #WAIT}.
 	 */
-	@Nullable Object claim() throws Throwable {
+	@Override
+	@Nullable Object round() throws Throwable {
 		Protocol protocol = this.protocol;
 		String workflow = this.operation.workflow();
 		ClaimResult claim;
@@ -76,15 +64,12 @@ final class SingleCall {
 			claim = protocol.calls().step(StoreOperation.CLAIM, () -> protocol.store().claim(this.request));
 		}
 		catch (IdempotencyInProgressException ex) {
-			// the store cannot wait here (inside the caller's transaction): retry later
-			if (this.waiting == null) {
-				protocol.observer().onConflict(workflow);
-			}
-			protocol.ended(workflow, Outcome.CONFLICT);
+			cannotWait(!waited());
 			throw ex;
 		}
 		catch (RuntimeException ex) {
-			return storeUnavailable(this.operation, this.id, ex, this.action);
+			unavailable(ex, 1, this.id.toString(), "the operation");
+			return runUnprotected();
 		}
 		Protocol.Answer answer = protocol.answer(this.operation, this.request, claim);
 		Outcome outcome = answer.outcome();
@@ -102,23 +87,13 @@ final class SingleCall {
 			return (async != null) ? async.completed(answer.result()) : answer.result();
 		}
 		this.attempt = claim.record().attempt();
-		if (this.waiting == null) {
-			protocol.observer().onConflict(workflow);
-			this.waiting = protocol.backoff(this.protocol.settings().waitTimeout());
-		}
+		inProgress(!waited());
 		return WAIT;
 	}
 
-	/** The pause before claiming again, in nanoseconds; -1 when the call is to be rejected. */
-	long pause() {
-		return (this.operation.onInProgress() == InProgressPolicy.REJECT || this.waiting == null) ? -1
-				: this.waiting.next();
-	}
-
-	/** The call ends in conflict: the key is still in progress elsewhere. */
+	@Override
 	IdempotencyInProgressException rejected() {
-		this.protocol.ended(this.operation.workflow(), Outcome.CONFLICT);
-		return new IdempotencyInProgressException("The idempotency key of '" + this.operation.workflow()
+		return conflict(1, "The idempotency key of '" + this.operation.workflow()
 				+ "' is being processed by another run (attempt " + this.attempt + ")");
 	}
 
@@ -127,16 +102,7 @@ final class SingleCall {
 	 * key elsewhere is waited for.
 	 */
 	@Nullable Object execute() throws Throwable {
-		while (true) {
-			Object answered = claim();
-			if (answered != WAIT) {
-				return answered;
-			}
-			long pause = pause();
-			if (pause < 0 || !this.protocol.time().sleep(pause)) {
-				throw rejected();
-			}
-		}
+		return claimed();
 	}
 
 	private @Nullable Object run(Execution execution, Action action) throws Throwable {
@@ -228,23 +194,13 @@ final class SingleCall {
 		}
 	}
 
-	private @Nullable Object storeUnavailable(IdempotentOperation operation, RecordId id, RuntimeException ex,
-			Action action) throws Throwable {
-		this.protocol.ended(operation.workflow(), Outcome.STORE_ERROR);
-		if (StoreErrors.isRefusal(ex)) {
-			throw ex;
-		}
-		if (this.protocol.settings().storeUnavailable() == StoreUnavailablePolicy.FAIL_CLOSED) {
-			throw new IdempotencyStoreException("The idempotency store could not claim " + id
-					+ "; the operation was not run (idempotency.store-unavailable=fail-closed)", ex);
-		}
-		logger.warn("The idempotency store could not claim " + id
-				+ "; running the operation unprotected (idempotency.store-unavailable=fail-open): " + ex);
-		Execution execution = new Execution(this.protocol.calls(), this.protocol.observer(), operation, id, null, null,
-				null);
+	/** Fail-open: the operation runs without a claim, its context still bound. */
+	private @Nullable Object runUnprotected() throws Throwable {
+		Execution execution = new Execution(this.protocol.calls(), this.protocol.observer(), this.operation, this.id,
+				null, null, null);
 		IdempotencyContext previous = execution.bind();
 		try {
-			return action.proceed();
+			return this.action.proceed();
 		}
 		finally {
 			execution.unbind(previous);
@@ -336,8 +292,8 @@ final class SingleCall {
 		/** One claim; whether the call waits for another. */
 		private boolean attempt(SingleCall call) {
 			try {
-				Object answered = call.claim();
-				if (answered != SingleCall.WAIT) {
+				Object answered = call.round();
+				if (answered != WAIT) {
 					this.async.stage(Objects.requireNonNull(answered)).whenComplete((value, failure) -> {
 						if (failure != null) {
 							this.answer.completeExceptionally((failure instanceof CompletionException
@@ -349,11 +305,7 @@ final class SingleCall {
 					});
 					return false;
 				}
-				long pause = call.pause();
-				if (pause < 0) {
-					throw call.rejected();
-				}
-				this.protocol.time().schedule(() -> submit(this), pause);
+				this.protocol.time().schedule(() -> submit(this), call.pause());
 				return true;
 			}
 			catch (Throwable ex) {

@@ -14,6 +14,7 @@ import jakarta.servlet.http.HttpServletResponseWrapper;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.IdempotencyLeaseLostException;
+import io.github.idempotency.internal.PermanentFailures;
 import io.github.idempotency.internal.http.ExchangeRun;
 import io.github.idempotency.internal.http.HttpAnswer;
 import org.springframework.http.HttpHeaders;
@@ -64,7 +65,7 @@ final class ExchangeResponse extends HttpServletResponseWrapper {
 	 * @param permanentFailures the method's {@code recordFailureFor} types
 	 * @return the run, settled once the response is complete
 	 */
-	ExchangeRun capture(List<Class<? extends Throwable>> permanentFailures) {
+	ExchangeRun capture(PermanentFailures permanentFailures) {
 		if (this.run != null) {
 			throw new IllegalStateException("A request runs one @Idempotent handler method: it was forwarded to another");
 		}

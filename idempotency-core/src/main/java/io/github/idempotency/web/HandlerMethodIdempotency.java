@@ -1,7 +1,6 @@
 package io.github.idempotency.web;
 
 import java.lang.reflect.Method;
-import java.lang.reflect.Type;
 import java.security.Principal;
 import java.util.Collection;
 import java.util.Collections;
@@ -18,12 +17,12 @@ import org.jspecify.annotations.Nullable;
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.internal.OperationDefinition;
+import io.github.idempotency.internal.PermanentFailures;
 import io.github.idempotency.internal.http.ExchangeRun;
 import io.github.idempotency.internal.http.HttpAnswer;
 import io.github.idempotency.internal.http.IdempotencyKeyHeader;
 import io.github.idempotency.internal.http.KeyScope;
 import io.github.idempotency.internal.http.MultipartParameters;
-import io.github.idempotency.internal.http.RecordedHttpFailure;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.core.Ordered;
@@ -115,13 +114,13 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 
 		private final boolean explicitPayload;
 
-		private final List<Class<? extends Throwable>> permanentFailures;
+		private final PermanentFailures permanentFailures;
 
 		private final @Nullable String multipart;
 
 		HandlerMethod(Method method, Idempotent annotation) {
 			this.multipart = MultipartParameters.problem(method);
-			this.permanentFailures = List.of(annotation.recordFailureFor());
+			this.permanentFailures = PermanentFailures.of(List.of(annotation.recordFailureFor()));
 			this.explicitKey = StringUtils.hasText(annotation.key());
 			this.explicitPayload = StringUtils.hasText(annotation.payload());
 		}
@@ -148,15 +147,7 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 			if (this.multipart != null && !this.explicitPayload) {
 				throw new IllegalArgumentException(this.multipart);
 			}
-			Type stored = ResolvableType.forClassWithGenerics(CompletableFuture.class, HttpAnswer.class).getType();
-			List<Class<? extends Throwable>> failures = declared.recordFailureFor().isEmpty() ? List.of()
-					: List.of(RecordedHttpFailure.class);
-			return OperationDefinition.of(declared.workflow(), stored)
-				.leaseTtl(declared.leaseTtl())
-				.retention(declared.retention())
-				.onInProgress(declared.onInProgress())
-				.recordFailureFor(failures)
-				.build();
+			return ExchangeRun.definition(declared);
 		}
 
 		@Override

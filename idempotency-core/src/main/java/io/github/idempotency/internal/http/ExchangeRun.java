@@ -1,22 +1,33 @@
 package io.github.idempotency.internal.http;
 
+import java.lang.reflect.Type;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.internal.OperationDefinition;
+import io.github.idempotency.internal.PermanentFailures;
+import org.springframework.core.ResolvableType;
+
 /**
  * One claimed HTTP exchange, from the call of its handler method to its complete response,
- * the same on both stacks. The engine holds the claim until the stack says what the client
+ * the same on both stacks, and the operation the engine runs for such a method
+ * ({@link #definition}). The engine holds the claim until the stack says what the client
  * received ({@link #answered}); the record then stores that answer as the handler method
- * ended: a return as the run's result, a permanent failure ({@code recordFailureFor}) as a
- * {@link RecordedHttpFailure} carrying the answer, any other failure as a release.
+ * ended: a return as the run's result, a permanent failure ({@code recordFailureFor}, as
+ * {@link PermanentFailures} tells) as a {@link RecordedHttpFailure} carrying the answer, any
+ * other failure as a release.
  */
 public final class ExchangeRun {
 
+	/** What the engine stores of a run: the answer, once the response is complete. */
+	private static final Type ANSWER = ResolvableType.forClassWithGenerics(CompletableFuture.class, HttpAnswer.class)
+		.getType();
+
 	private final CompletableFuture<HttpAnswer> answer = new CompletableFuture<>();
 
-	private final List<Class<? extends Throwable>> permanentFailures;
+	private final PermanentFailures permanentFailures;
 
 	private volatile @Nullable Throwable failure;
 
@@ -24,8 +35,27 @@ public final class ExchangeRun {
 	 * A run of a handler method.
 	 * @param permanentFailures the method's {@code recordFailureFor} types
 	 */
-	public ExchangeRun(List<Class<? extends Throwable>> permanentFailures) {
+	public ExchangeRun(PermanentFailures permanentFailures) {
 		this.permanentFailures = permanentFailures;
+	}
+
+	/**
+	 * What the engine runs for a handler method, on either stack: the method's workflow,
+	 * lease, retention and in-progress policy, its result the {@link #answer} of its run,
+	 * and, when the method has permanent failures, the {@link RecordedHttpFailure} that
+	 * carries one's answer as the one failure the engine records.
+	 * @param declared the method's definition, as its annotation declares it
+	 * @return the definition the engine prepares
+	 */
+	public static OperationDefinition definition(OperationDefinition declared) {
+		List<Class<? extends Throwable>> failures = declared.recordFailureFor().isEmpty() ? List.of()
+				: List.of(RecordedHttpFailure.class);
+		return OperationDefinition.of(declared.workflow(), ANSWER)
+			.leaseTtl(declared.leaseTtl())
+			.retention(declared.retention())
+			.onInProgress(declared.onInProgress())
+			.recordFailureFor(failures)
+			.build();
 	}
 
 	/**
@@ -68,12 +98,7 @@ public final class ExchangeRun {
 	 * @return whether it is recorded
 	 */
 	public boolean isPermanent(Throwable failure) {
-		for (Class<? extends Throwable> type : this.permanentFailures) {
-			if (type.isInstance(failure)) {
-				return true;
-			}
-		}
-		return false;
+		return this.permanentFailures.includes(failure);
 	}
 
 }

@@ -8,6 +8,7 @@ import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import io.github.idempotency.internal.PermanentFailures;
 import io.github.idempotency.internal.http.ExchangeRun;
 import io.github.idempotency.internal.http.HttpAnswer;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -77,7 +78,7 @@ final class ExchangeResponse extends ServerHttpResponseDecorator {
 	 * @param permanentFailures the method's {@code recordFailureFor} types
 	 * @return the run, to settle with {@link #captured()}
 	 */
-	ExchangeRun capture(List<Class<? extends Throwable>> permanentFailures) {
+	ExchangeRun capture(PermanentFailures permanentFailures) {
 		if (this.mode != Mode.PASS) {
 			throw new IllegalStateException("A request runs one @Idempotent handler method");
 		}

@@ -1,6 +1,5 @@
 package io.github.idempotency.web.reactive;
 
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -10,6 +9,7 @@ import reactor.core.scheduler.Scheduler;
 import reactor.util.context.ContextView;
 
 import io.github.idempotency.aop.IdempotentMethodAdapter.Invocation;
+import io.github.idempotency.internal.PermanentFailures;
 import io.github.idempotency.internal.http.ExchangeRun;
 import io.github.idempotency.internal.http.HttpAnswer;
 import org.springframework.http.HttpStatusCode;
@@ -30,7 +30,7 @@ final class HandlerRun {
 
 	private final ContextView context;
 
-	private final List<Class<? extends Throwable>> permanentFailures;
+	private final PermanentFailures permanentFailures;
 
 	private final HandlerAnswers answers;
 
@@ -44,7 +44,7 @@ final class HandlerRun {
 	private volatile boolean ran;
 
 	HandlerRun(ServerWebExchange exchange, ExchangeResponse response, ContextView context,
-			List<Class<? extends Throwable>> permanentFailures, HandlerAnswers answers, Scheduler scheduler,
+			PermanentFailures permanentFailures, HandlerAnswers answers, Scheduler scheduler,
 			@Nullable Integer declaredStatus, ExceptionHandlerMethodResolver ownExceptionHandlers) {
 		this.exchange = exchange;
 		this.response = response;

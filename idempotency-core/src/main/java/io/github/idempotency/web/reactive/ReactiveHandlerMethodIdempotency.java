@@ -1,7 +1,6 @@
 package io.github.idempotency.web.reactive;
 
 import java.lang.reflect.Method;
-import java.lang.reflect.Type;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -19,6 +18,8 @@ import reactor.util.context.ContextView;
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.internal.OperationDefinition;
+import io.github.idempotency.internal.PermanentFailures;
+import io.github.idempotency.internal.http.ExchangeRun;
 import io.github.idempotency.internal.http.HttpAnswer;
 import io.github.idempotency.internal.http.KeyScope;
 import io.github.idempotency.internal.http.MultipartParameters;
@@ -150,7 +151,7 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 
 		private final boolean explicitPayload;
 
-		private final List<Class<? extends Throwable>> permanentFailures;
+		private final PermanentFailures permanentFailures;
 
 		private final ExceptionHandlerMethodResolver ownExceptionHandlers;
 
@@ -172,7 +173,7 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 			Class<?> userClass = ClassUtils.getUserClass(targetClass);
 			this.name = userClass.getName() + "." + method.getName();
 			this.ownExceptionHandlers = new ExceptionHandlerMethodResolver(userClass);
-			this.permanentFailures = List.of(annotation.recordFailureFor());
+			this.permanentFailures = PermanentFailures.of(List.of(annotation.recordFailureFor()));
 			this.explicitKey = StringUtils.hasText(annotation.key());
 			this.explicitPayload = StringUtils.hasText(annotation.payload());
 			ResponseStatus status = AnnotatedElementUtils.findMergedAnnotation(method, ResponseStatus.class);
@@ -209,15 +210,7 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 			if (this.plain) {
 				requirePropagation(returnType);
 			}
-			Type stored = ResolvableType.forClassWithGenerics(CompletableFuture.class, HttpAnswer.class).getType();
-			List<Class<? extends Throwable>> failures = declared.recordFailureFor().isEmpty() ? List.of()
-					: List.of(RecordedHttpFailure.class);
-			return OperationDefinition.of(declared.workflow(), stored)
-				.leaseTtl(declared.leaseTtl())
-				.retention(declared.retention())
-				.onInProgress(declared.onInProgress())
-				.recordFailureFor(failures)
-				.build();
+			return ExchangeRun.definition(declared);
 		}
 
 		/**
