@@ -1,5 +1,6 @@
 package io.github.idempotency.internal;
 
+import io.github.idempotency.BatchFailures;
 import io.github.idempotency.StoreUnavailablePolicy;
 import io.github.idempotency.observe.Outcome;
 import io.github.idempotency.observe.StoreOperation;

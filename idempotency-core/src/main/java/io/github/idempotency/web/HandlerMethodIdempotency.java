@@ -16,7 +16,6 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
-import io.github.idempotency.internal.OperationDefinition;
 import io.github.idempotency.internal.http.ExchangeRun;
 import io.github.idempotency.internal.http.HttpAnswer;
 import io.github.idempotency.internal.http.IdempotencyKeyHeader;
@@ -126,8 +125,8 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 		}
 
 		@Override
-		public OperationDefinition definition(OperationDefinition declared) {
-			ResolvableType returnType = ResolvableType.forType(declared.resultType());
+		public Type resultType(Type declared) {
+			ResolvableType returnType = ResolvableType.forType(declared);
 			Class<?> raw = returnType.toClass();
 			if (HttpEntity.class.isAssignableFrom(raw)) {
 				raw = returnType.as(HttpEntity.class).getGeneric(0).toClass();
@@ -147,15 +146,19 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 			if (this.multipart != null && !this.explicitPayload) {
 				throw new IllegalArgumentException(this.multipart);
 			}
-			Type stored = ResolvableType.forClassWithGenerics(CompletableFuture.class, HttpAnswer.class).getType();
-			List<Class<? extends Throwable>> failures = declared.recordFailureFor().isEmpty() ? List.of()
-					: List.of(RecordedHttpFailure.class);
-			return OperationDefinition.of(declared.workflow(), stored)
-				.leaseTtl(declared.leaseTtl())
-				.retention(declared.retention())
-				.onInProgress(declared.onInProgress())
-				.recordFailureFor(failures)
-				.build();
+			return ResolvableType.forClassWithGenerics(CompletableFuture.class, HttpAnswer.class).getType();
+		}
+
+		/** The request's body, or the annotation's payload, is fingerprinted. */
+		@Override
+		public boolean fingerprinted(boolean declared) {
+			return true;
+		}
+
+		/** A recorded failure is recorded as the answer the exception handling made of it. */
+		@Override
+		public List<Class<? extends Throwable>> recordFailureFor(List<Class<? extends Throwable>> declared) {
+			return declared.isEmpty() ? List.of() : List.of(RecordedHttpFailure.class);
 		}
 
 		@Override

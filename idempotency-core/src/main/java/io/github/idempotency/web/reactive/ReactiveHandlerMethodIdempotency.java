@@ -17,7 +17,6 @@ import reactor.util.context.ContextView;
 
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
-import io.github.idempotency.internal.OperationDefinition;
 import io.github.idempotency.internal.http.HttpAnswer;
 import io.github.idempotency.internal.http.KeyScope;
 import io.github.idempotency.internal.http.MultipartParameters;
@@ -182,8 +181,8 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 		}
 
 		@Override
-		public OperationDefinition definition(OperationDefinition declared) {
-			ResolvableType returnType = ResolvableType.forType(declared.resultType());
+		public Type resultType(Type declared) {
+			ResolvableType returnType = ResolvableType.forType(declared);
 			Class<?> raw = returnType.toClass();
 			ResolvableType value;
 			if (raw == Mono.class) {
@@ -208,15 +207,19 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 			if (this.plain) {
 				requirePropagation(returnType);
 			}
-			Type stored = ResolvableType.forClassWithGenerics(CompletableFuture.class, HttpAnswer.class).getType();
-			List<Class<? extends Throwable>> failures = declared.recordFailureFor().isEmpty() ? List.of()
-					: List.of(RecordedHttpFailure.class);
-			return OperationDefinition.of(declared.workflow(), stored)
-				.leaseTtl(declared.leaseTtl())
-				.retention(declared.retention())
-				.onInProgress(declared.onInProgress())
-				.recordFailureFor(failures)
-				.build();
+			return ResolvableType.forClassWithGenerics(CompletableFuture.class, HttpAnswer.class).getType();
+		}
+
+		/** The request's body, or the annotation's payload, is fingerprinted. */
+		@Override
+		public boolean fingerprinted(boolean declared) {
+			return true;
+		}
+
+		/** A recorded failure is recorded as the answer the exception handling made of it. */
+		@Override
+		public List<Class<? extends Throwable>> recordFailureFor(List<Class<? extends Throwable>> declared) {
+			return declared.isEmpty() ? List.of() : List.of(RecordedHttpFailure.class);
 		}
 
 		/**
