@@ -8,7 +8,6 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
-import io.github.idempotency.internal.IdempotencyEngine.Action;
 import io.github.idempotency.internal.IdempotencyEngine;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.expression.EvaluationContext;
@@ -52,15 +51,15 @@ final class IdempotentInterceptor implements MethodInterceptor {
 			return method.adaptation().invoke(key, payload, new IdempotentMethodAdapter.Invocation() {
 
 				@Override
-				public @Nullable Object execute(@Nullable Object key, @Nullable Object payload, Action action)
-						throws Throwable {
-					return engine.execute(method.operation(), key, payload, action);
+				public @Nullable Object execute(@Nullable Object key, @Nullable Object payload,
+						IdempotentMethodAdapter.Action action) throws Throwable {
+					return engine.execute(method.operation(), key, payload, action::run);
 				}
 
 				@Override
 				public CompletableFuture<@Nullable Object> executeAsync(@Nullable Object key, @Nullable Object payload,
-						Action action, Executor claims) {
-					return engine.executeAsync(method.operation(), key, payload, action, claims);
+						IdempotentMethodAdapter.Action action, Executor claims) {
+					return engine.executeAsync(method.operation(), key, payload, action::run, claims);
 				}
 
 				@Override

@@ -1,6 +1,7 @@
 package io.github.idempotency.aop;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Type;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -8,14 +9,12 @@ import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.Idempotent;
-import io.github.idempotency.internal.IdempotencyEngine;
-import io.github.idempotency.internal.OperationDefinition;
 
 /**
  * Adapts {@link Idempotent} to a kind of method without changing the aspect: a default
  * key and payload where the annotation leaves them out, a different shape of what is
  * stored, a call wrapped before and after the engine. The web layer uses it for Spring
- * MVC handler methods, the broker glue for listeners that acknowledge by hand. One adapter
+ * MVC and WebFlux handler methods, the Kafka and RabbitMQ adapters for listeners. One adapter
  * adapts a method: two that answer for the same method fail its resolution (an HTTP
  * handler is never a listener); a method no adapter answers for must name its
  * {@code key}.
@@ -38,12 +37,37 @@ public interface IdempotentMethodAdapter {
 	interface Adaptation {
 
 		/**
-		 * The operation to prepare instead of the one the annotation declares (another
-		 * result type to store, another fingerprint setting, other permanent failures).
-		 * @param declared what the annotation declares
-		 * @return the definition to prepare
+		 * The type to store instead of the declared result type (what the call returns to
+		 * the adapter, such as the answer an HTTP handler method's response was); called
+		 * once, when the method is resolved, and may refuse a result type the adapter cannot
+		 * work with.
+		 * @param declared the method's (generic) result type
+		 * @return the type to store
+		 * @throws IllegalArgumentException when the method cannot be adapted
 		 */
-		default OperationDefinition definition(OperationDefinition declared) {
+		default Type resultType(Type declared) {
+			return declared;
+		}
+
+		/**
+		 * Whether each call is fingerprinted: by default when the annotation names a
+		 * {@code payload}; an adapter that fingerprints a payload of its own (an HTTP
+		 * request's body) answers {@code true}.
+		 * @param declared whether the annotation names a payload
+		 * @return whether each call is fingerprinted
+		 */
+		default boolean fingerprinted(boolean declared) {
+			return declared;
+		}
+
+		/**
+		 * The failures recorded as permanent ({@code FAILED}, replayed to later calls)
+		 * instead of the annotation's {@code recordFailureFor}, such as an exception of the
+		 * adapter's own that carries what a recorded failure answered.
+		 * @param declared the annotation's {@code recordFailureFor}
+		 * @return the failures to record
+		 */
+		default List<Class<? extends Throwable>> recordFailureFor(List<Class<? extends Throwable>> declared) {
 			return declared;
 		}
 
@@ -138,16 +162,15 @@ public interface IdempotentMethodAdapter {
 		 * @param payload the payload to fingerprint
 		 * @param action what runs when the key is claimed, usually wrapping
 		 * {@link #proceed()}
-		 * @return what the engine returned (in the adapted definition's result type)
+		 * @return what the engine returned (in the adaptation's {@link Adaptation#resultType result type})
 		 * @throws Throwable what the action or the engine threw
 		 */
-		@Nullable Object execute(@Nullable Object key, @Nullable Object payload, IdempotencyEngine.Action action)
-				throws Throwable;
+		@Nullable Object execute(@Nullable Object key, @Nullable Object payload, Action action) throws Throwable;
 
 		/**
 		 * Runs the prepared operation, whose result type is asynchronous, on the engine
 		 * without holding a thread while it waits for a run of the same key elsewhere
-		 * ({@code IdempotencyEngine#executeAsync}).
+		 * (an asynchronous result of the adaptation's {@link Adaptation#resultType result type}).
 		 * @param key the key
 		 * @param payload the payload to fingerprint
 		 * @param action what runs when the key is claimed, returning the asynchronous result
@@ -155,7 +178,7 @@ public interface IdempotentMethodAdapter {
 		 * @return the value of the settled result
 		 */
 		default CompletableFuture<@Nullable Object> executeAsync(@Nullable Object key, @Nullable Object payload,
-				IdempotencyEngine.Action action, Executor claims) {
+				Action action, Executor claims) {
 			throw new UnsupportedOperationException("this invocation runs the engine synchronously only");
 		}
 
@@ -171,6 +194,21 @@ public interface IdempotentMethodAdapter {
 		 * @throws Throwable what the method threw
 		 */
 		@Nullable Object proceed() throws Throwable;
+
+	}
+
+	/**
+	 * What runs when a call's key is claimed.
+	 */
+	@FunctionalInterface
+	interface Action {
+
+		/**
+		 * Runs the call.
+		 * @return its result
+		 * @throws Throwable what it threw
+		 */
+		@Nullable Object run() throws Throwable;
 
 	}
 

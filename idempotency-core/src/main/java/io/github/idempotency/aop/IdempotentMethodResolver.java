@@ -9,8 +9,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.BatchFailures;
 import io.github.idempotency.Idempotent;
-import io.github.idempotency.internal.BatchFailures;
+import io.github.idempotency.IdempotencyRuntime;
 import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.internal.InvalidIdempotentMethodException;
 import io.github.idempotency.internal.OperationDefinition;
@@ -60,7 +61,12 @@ public final class IdempotentMethodResolver {
 
 	private final BatchFailures batchFailures;
 
-	public IdempotentMethodResolver(IdempotencyEngine engine, @Nullable BeanFactory beanFactory) {
+	/**
+	 * Creates a resolver whose methods are not adapted.
+	 * @param engine the engine
+	 * @param beanFactory the bean factory for {@code @bean} references and placeholders
+	 */
+	public IdempotentMethodResolver(IdempotencyRuntime engine, @Nullable BeanFactory beanFactory) {
 		this(engine, beanFactory, List.of(), BatchFailures.NONE);
 	}
 
@@ -72,11 +78,12 @@ public final class IdempotentMethodResolver {
 	 * @param beanFactory the bean factory for {@code @bean} references and placeholders
 	 * @param adapters the adapters, the first that answers for a method adapts it
 	 * @param batchFailures how a batch method reports the failure of one element
+	 * @throws IllegalArgumentException when {@code engine} is not the starter's
 	 */
-	public IdempotentMethodResolver(IdempotencyEngine engine, @Nullable BeanFactory beanFactory,
+	public IdempotentMethodResolver(IdempotencyRuntime engine, @Nullable BeanFactory beanFactory,
 			List<IdempotentMethodAdapter> adapters, BatchFailures batchFailures) {
 		this.batchFailures = batchFailures;
-		this.engine = engine;
+		this.engine = IdempotencyEngine.of(engine);
 		this.adapters = List.copyOf(adapters);
 		this.beanFactory = beanFactory;
 		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
@@ -143,16 +150,22 @@ public final class IdempotentMethodResolver {
 			Expression payload = StringUtils.hasText(annotation.payload())
 					? parse("payload", annotation.payload(), method, annotation) : null;
 			Type resultType = ResultTypes.resolve(method, ClassUtils.getUserClass(targetClass));
-			OperationDefinition definition = OperationDefinition.of(workflow, resultType)
-				.fingerprinted(payload != null)
-				.leaseTtl(duration("leaseTtl", annotation.leaseTtl()))
-				.retention(duration("retention", annotation.retention()))
-				.onInProgress(annotation.onInProgress())
-				.recordFailureFor(List.of(annotation.recordFailureFor()))
-				.build();
+			@Nullable Duration leaseTtl = duration("leaseTtl", annotation.leaseTtl());
+			@Nullable Duration retention = duration("retention", annotation.retention());
+			boolean fingerprinted = payload != null;
+			List<Class<? extends Throwable>> recordFailureFor = List.of(annotation.recordFailureFor());
 			if (adaptation != null) {
-				definition = adaptation.definition(definition);
+				resultType = adaptation.resultType(resultType);
+				fingerprinted = adaptation.fingerprinted(fingerprinted);
+				recordFailureFor = adaptation.recordFailureFor(recordFailureFor);
 			}
+			OperationDefinition definition = OperationDefinition.of(workflow, resultType)
+				.fingerprinted(fingerprinted)
+				.leaseTtl(leaseTtl)
+				.retention(retention)
+				.onInProgress(annotation.onInProgress())
+				.recordFailureFor(recordFailureFor)
+				.build();
 			return new IdempotentMethod(method, this.engine.prepare(definition), key, payload, adaptation,
 					batchParameter(method, annotation.batch()));
 		}

@@ -1,5 +1,6 @@
 package io.github.idempotency.internal;
 
+import io.github.idempotency.BatchFailures;
 import io.github.idempotency.observe.StoreOperation;
 import java.util.ArrayList;
 import java.util.List;

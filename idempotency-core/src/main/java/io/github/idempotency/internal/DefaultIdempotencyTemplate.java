@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.BatchFailures;
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
 import org.springframework.core.ParameterizedTypeReference;

@@ -1,6 +1,8 @@
 package io.github.idempotency.internal;
 
+import io.github.idempotency.BatchFailures;
 import io.github.idempotency.IdempotencyKeyConverter;
+import io.github.idempotency.IdempotencyRuntime;
 import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.observe.Outcome;
 import java.lang.reflect.Type;
@@ -27,7 +29,7 @@ import io.github.idempotency.store.RecordId;
  * the store only answers atomic steps. The annotation aspect, {@code IdempotencyTemplate} and
  * the web adapter all come here.
  */
-public final class IdempotencyEngine implements AutoCloseable {
+public final class IdempotencyEngine implements IdempotencyRuntime, AutoCloseable {
 
 	private final JsonMapper jsonMapper;
 
@@ -69,6 +71,20 @@ public final class IdempotencyEngine implements AutoCloseable {
 	 */
 	public static Builder builder(IdempotencyStore store, JsonMapper jsonMapper) {
 		return new Builder(store, jsonMapper);
+	}
+
+	/**
+	 * The engine {@code runtime} is.
+	 * @param runtime an engine, as its bean is declared
+	 * @return the engine
+	 * @throws IllegalArgumentException when {@code runtime} is not one
+	 */
+	public static IdempotencyEngine of(IdempotencyRuntime runtime) {
+		if (runtime instanceof IdempotencyEngine engine) {
+			return engine;
+		}
+		throw new IllegalArgumentException("Not the idempotency engine: " + runtime.getClass().getName()
+				+ "; only the starter builds an IdempotencyRuntime");
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.idempotency.web;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Type;
 import java.security.Principal;
 import java.util.Collection;
 import java.util.Collections;
@@ -16,7 +17,6 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
-import io.github.idempotency.internal.OperationDefinition;
 import io.github.idempotency.internal.PermanentFailures;
 import io.github.idempotency.internal.http.ExchangeRun;
 import io.github.idempotency.internal.http.HttpAnswer;
@@ -126,8 +126,8 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 		}
 
 		@Override
-		public OperationDefinition definition(OperationDefinition declared) {
-			ResolvableType returnType = ResolvableType.forType(declared.resultType());
+		public Type resultType(Type declared) {
+			ResolvableType returnType = ResolvableType.forType(declared);
 			Class<?> raw = returnType.toClass();
 			if (HttpEntity.class.isAssignableFrom(raw)) {
 				raw = returnType.as(HttpEntity.class).getGeneric(0).toClass();
@@ -147,7 +147,19 @@ public class HandlerMethodIdempotency implements IdempotentMethodAdapter, Ordere
 			if (this.multipart != null && !this.explicitPayload) {
 				throw new IllegalArgumentException(this.multipart);
 			}
-			return ExchangeRun.definition(declared);
+			return ExchangeRun.ANSWER_TYPE;
+		}
+
+		/** The request's body, or the annotation's payload, is fingerprinted. */
+		@Override
+		public boolean fingerprinted(boolean declared) {
+			return true;
+		}
+
+		/** A recorded failure is recorded as the answer the exception handling made of it. */
+		@Override
+		public List<Class<? extends Throwable>> recordFailureFor(List<Class<? extends Throwable>> declared) {
+			return ExchangeRun.recordFailureFor(declared);
 		}
 
 		@Override

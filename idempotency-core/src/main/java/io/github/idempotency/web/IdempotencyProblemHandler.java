@@ -7,14 +7,21 @@ import java.util.Objects;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.IdempotencyException;
+import io.github.idempotency.IdempotencyInProgressException;
+import io.github.idempotency.IdempotencyKeyReusedException;
+import io.github.idempotency.IdempotencyLeaseLostException;
+import io.github.idempotency.IdempotencyStoreException;
 import io.github.idempotency.IdempotentFailureReplayedException;
+import io.github.idempotency.InvalidIdempotencyKeyException;
+import io.github.idempotency.MissingIdempotencyKeyException;
 import io.github.idempotency.internal.http.HttpAnswer;
-import io.github.idempotency.internal.http.IdempotencyProblemAdvice;
 import io.github.idempotency.internal.http.IdempotencyProblems;
 import io.github.idempotency.internal.http.RecordedHttpFailure;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ControllerAdvice;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -35,7 +42,9 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
  */
 @ControllerAdvice
 @Order(Ordered.LOWEST_PRECEDENCE)
-public class IdempotencyProblemHandler extends IdempotencyProblemAdvice {
+public class IdempotencyProblemHandler {
+
+	private final IdempotencyProblems problems;
 
 	/**
 	 * Creates the handler.
@@ -44,7 +53,20 @@ public class IdempotencyProblemHandler extends IdempotencyProblemAdvice {
 	 * @param retryAfter the {@code Retry-After} of a 409 and a 503
 	 */
 	public IdempotencyProblemHandler(String keyHeader, String replayedHeader, Duration retryAfter) {
-		super(keyHeader, replayedHeader, retryAfter);
+		this.problems = new IdempotencyProblems(keyHeader, replayedHeader, retryAfter);
+	}
+
+	/**
+	 * Answers an idempotency exception with its problem.
+	 * @param ex a missing or invalid key, a key reused, a key in progress, a store that
+	 * failed, a lease another request took over
+	 * @return the problem
+	 */
+	@ExceptionHandler({ MissingIdempotencyKeyException.class, InvalidIdempotencyKeyException.class,
+			IdempotencyKeyReusedException.class, IdempotencyInProgressException.class, IdempotencyStoreException.class,
+			IdempotencyLeaseLostException.class })
+	ResponseEntity<ProblemDetail> problem(IdempotencyException ex) {
+		return this.problems.of(ex);
 	}
 
 	@ExceptionHandler(IdempotentFailureReplayedException.class)

@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import io.github.idempotency.BatchFailures;
 import io.github.idempotency.InProgressPolicy;
 import org.springframework.core.ResolvableType;
 

@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.InProgressPolicy;
 import io.github.idempotency.internal.EngineSettings;
+import io.github.idempotency.IdempotencyRuntime;
 import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.internal.http.KeyScope;
 import io.github.idempotency.StoreUnavailablePolicy;
@@ -52,8 +53,9 @@ public class IdempotencyEndpoint {
 	/**
 	 * An endpoint that never shows stored values.
 	 * @param engine the engine whose store is read
+	 * @throws IllegalArgumentException when {@code engine} is not the starter's
 	 */
-	public IdempotencyEndpoint(IdempotencyEngine engine) {
+	public IdempotencyEndpoint(IdempotencyRuntime engine) {
 		this(engine, Show.NEVER);
 	}
 
@@ -61,9 +63,10 @@ public class IdempotencyEndpoint {
 	 * An endpoint that shows stored values as {@code showValues} says.
 	 * @param engine the engine whose store is read
 	 * @param showValues when stored values are shown
+	 * @throws IllegalArgumentException when {@code engine} is not the starter's
 	 */
-	public IdempotencyEndpoint(IdempotencyEngine engine, Show showValues) {
-		this.engine = engine;
+	public IdempotencyEndpoint(IdempotencyRuntime engine, Show showValues) {
+		this.engine = IdempotencyEngine.of(engine);
 		this.showValues = showValues;
 	}
 

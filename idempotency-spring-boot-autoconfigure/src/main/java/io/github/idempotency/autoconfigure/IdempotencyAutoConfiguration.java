@@ -6,13 +6,14 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
+import io.github.idempotency.BatchFailures;
 import io.github.idempotency.Idempotent;
+import io.github.idempotency.IdempotencyRuntime;
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.aop.IdempotentAdvisor;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.aop.IdempotentMethodResolver;
 import io.github.idempotency.aop.IdempotentMethodValidator;
-import io.github.idempotency.internal.BatchFailures;
 import io.github.idempotency.internal.DefaultIdempotencyTemplate;
 import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.IdempotencyKeyConverter;
@@ -57,7 +58,7 @@ public final class IdempotencyAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	IdempotencyEngine idempotencyEngine(IdempotencyProperties properties, ObjectProvider<IdempotencyStore> store,
+	IdempotencyRuntime idempotencyEngine(IdempotencyProperties properties, ObjectProvider<IdempotencyStore> store,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<IdempotencyObserver> observer,
 			ObjectProvider<ObservationRegistry> observations, ObjectProvider<IdempotencyKeyConverter> keyConverters,
 			ResourceLoader resourceLoader) {
@@ -83,13 +84,13 @@ public final class IdempotencyAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	IdempotencyTemplate idempotencyTemplate(IdempotencyEngine engine) {
-		return new DefaultIdempotencyTemplate(engine);
+	IdempotencyTemplate idempotencyTemplate(IdempotencyRuntime engine) {
+		return new DefaultIdempotencyTemplate(IdempotencyEngine.of(engine));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	IdempotentMethodResolver idempotentMethodResolver(IdempotencyEngine engine, BeanFactory beanFactory,
+	IdempotentMethodResolver idempotentMethodResolver(IdempotencyRuntime engine, BeanFactory beanFactory,
 			ObjectProvider<IdempotentMethodAdapter> adapters, ObjectProvider<BatchFailures> batchFailures) {
 		return new IdempotentMethodResolver(engine, beanFactory, adapters.orderedStream().toList(),
 				batchFailures.getIfAvailable(() -> BatchFailures.NONE));

@@ -2,7 +2,7 @@ package io.github.idempotency.autoconfigure;
 
 import io.github.idempotency.actuate.IdempotencyEndpoint;
 import io.github.idempotency.actuate.IdempotencyEndpointWebExtension;
-import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.IdempotencyRuntime;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -26,9 +26,9 @@ import org.springframework.context.annotation.Bean;
 public final class IdempotencyEndpointAutoConfiguration {
 
 	@Bean
-	@ConditionalOnBean(IdempotencyEngine.class)
+	@ConditionalOnBean(IdempotencyRuntime.class)
 	@ConditionalOnMissingBean
-	IdempotencyEndpoint idempotencyEndpoint(IdempotencyEngine engine, IdempotencyEndpointProperties properties) {
+	IdempotencyEndpoint idempotencyEndpoint(IdempotencyRuntime engine, IdempotencyEndpointProperties properties) {
 		return new IdempotencyEndpoint(engine, properties.getShowValues());
 	}
 

@@ -1,6 +1,6 @@
 package io.github.idempotency.autoconfigure;
 
-import io.github.idempotency.internal.BatchFailures;
+import io.github.idempotency.BatchFailures;
 import io.github.idempotency.kafka.IdempotencyKafkaErrorHandlerPostProcessor;
 import io.github.idempotency.kafka.IdempotencyKafkaErrors;
 import io.github.idempotency.kafka.KafkaBatchFailures;
@@ -38,7 +38,8 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
  * mode.
  */
 @AutoConfiguration(beforeName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
-@ConditionalOnClass(name = "org.apache.kafka.common.header.Header")
+@ConditionalOnClass(name = { "org.apache.kafka.common.header.Header",
+		"io.github.idempotency.kafka.KafkaHeaderKeyConverter" })
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyProperties.class)
 public final class IdempotencyKafkaAutoConfiguration {

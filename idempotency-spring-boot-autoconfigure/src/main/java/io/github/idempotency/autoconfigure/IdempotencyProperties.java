@@ -206,7 +206,7 @@ public class IdempotencyProperties {
 	 * @return the settings
 	 * @throws IllegalArgumentException when a value is out of range
 	 */
-	public EngineSettings toEngineSettings() {
+	EngineSettings toEngineSettings() {
 		if (this.onInProgress == InProgressPolicy.DEFAULT) {
 			throw new IllegalArgumentException("idempotency.on-in-progress must be 'wait' or 'reject'");
 		}

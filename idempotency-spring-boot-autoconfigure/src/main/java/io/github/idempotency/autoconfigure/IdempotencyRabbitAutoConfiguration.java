@@ -2,7 +2,6 @@ package io.github.idempotency.autoconfigure;
 
 import io.github.idempotency.amqp.IdempotencyFatalExceptionStrategy;
 import io.github.idempotency.amqp.IdempotencyRabbitContainerCustomizer;
-import io.github.idempotency.amqp.IdempotencyRabbitRetrySettingsCustomizer;
 import io.github.idempotency.amqp.IdempotentRabbitListenerReplyCheck;
 import io.github.idempotency.amqp.RabbitListenerAcknowledgement;
 import org.springframework.beans.factory.BeanFactory;
@@ -42,7 +41,7 @@ import org.springframework.context.annotation.Role;
  * ({@link RabbitListenerAcknowledgement}).
  */
 @AutoConfiguration(beforeName = "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration")
-@ConditionalOnClass(SimpleMessageListenerContainer.class)
+@ConditionalOnClass({ SimpleMessageListenerContainer.class, RabbitListenerAcknowledgement.class })
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyProperties.class)
 public final class IdempotencyRabbitAutoConfiguration {

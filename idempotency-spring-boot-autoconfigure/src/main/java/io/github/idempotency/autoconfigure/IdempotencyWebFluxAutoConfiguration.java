@@ -2,7 +2,7 @@ package io.github.idempotency.autoconfigure;
 
 import reactor.core.scheduler.Schedulers;
 
-import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.IdempotencyRuntime;
 import io.github.idempotency.web.reactive.HandlerExchangeAdvice;
 import io.github.idempotency.web.reactive.IdempotencyExchangeFilter;
 import io.github.idempotency.web.reactive.ReactiveHandlerMethodIdempotency;
@@ -33,7 +33,7 @@ import org.springframework.web.reactive.DispatcherHandler;
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnClass({ DispatcherHandler.class, Schedulers.class })
-@ConditionalOnBean(IdempotencyEngine.class)
+@ConditionalOnBean(IdempotencyRuntime.class)
 @ConditionalOnBooleanProperty(name = "idempotency.web.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyWebProperties.class)
 public final class IdempotencyWebFluxAutoConfiguration {

@@ -1,6 +1,6 @@
 package io.github.idempotency.autoconfigure;
 
-import io.github.idempotency.internal.IdempotencyEngine;
+import io.github.idempotency.IdempotencyRuntime;
 import io.github.idempotency.web.HandlerMethodIdempotency;
 import io.github.idempotency.web.IdempotentRequestBodyAdvice;
 import io.github.idempotency.web.IdempotencyProblemHandler;
@@ -28,7 +28,7 @@ import org.springframework.web.servlet.DispatcherServlet;
 @AutoConfiguration(after = IdempotencyAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(DispatcherServlet.class)
-@ConditionalOnBean(IdempotencyEngine.class)
+@ConditionalOnBean(IdempotencyRuntime.class)
 @ConditionalOnBooleanProperty(name = "idempotency.web.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyWebProperties.class)
 public final class IdempotencyWebMvcAutoConfiguration {

@@ -11,7 +11,6 @@ import io.github.idempotency.InvalidIdempotencyKeyException;
 import io.github.idempotency.amqp.IdempotencyFatalExceptionStrategy;
 import io.github.idempotency.amqp.IdempotencyRabbitContainerCustomizer;
 import io.github.idempotency.amqp.IdempotencyRabbitListenerBackOff;
-import io.github.idempotency.amqp.IdempotencyRabbitRetrySettingsCustomizer;
 import io.github.idempotency.amqp.IdempotentRabbitListenerReplyCheck;
 import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.core.Address;

@@ -6,7 +6,6 @@ import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
-import io.github.idempotency.internal.OperationDefinition;
 import io.github.idempotency.internal.PermanentFailures;
 import org.springframework.core.ResolvableType;
 
@@ -21,8 +20,11 @@ import org.springframework.core.ResolvableType;
  */
 public final class ExchangeRun {
 
-	/** What the engine stores of a run: the answer, once the response is complete. */
-	private static final Type ANSWER = ResolvableType.forClassWithGenerics(CompletableFuture.class, HttpAnswer.class)
+	/**
+	 * What the engine stores of a handler method's run, on either stack: the answer, once
+	 * the response is complete.
+	 */
+	public static final Type ANSWER_TYPE = ResolvableType.forClassWithGenerics(CompletableFuture.class, HttpAnswer.class)
 		.getType();
 
 	private final CompletableFuture<HttpAnswer> answer = new CompletableFuture<>();
@@ -40,22 +42,14 @@ public final class ExchangeRun {
 	}
 
 	/**
-	 * What the engine runs for a handler method, on either stack: the method's workflow,
-	 * lease, retention and in-progress policy, its result the {@link #answer} of its run,
-	 * and, when the method has permanent failures, the {@link RecordedHttpFailure} that
-	 * carries one's answer as the one failure the engine records.
-	 * @param declared the method's definition, as its annotation declares it
-	 * @return the definition the engine prepares
+	 * The failures the engine records for a handler method, on either stack: when the
+	 * method has permanent failures, the {@link RecordedHttpFailure} that carries one's
+	 * answer.
+	 * @param declared the method's {@code recordFailureFor} types
+	 * @return the one failure type the engine records, or none
 	 */
-	public static OperationDefinition definition(OperationDefinition declared) {
-		List<Class<? extends Throwable>> failures = declared.recordFailureFor().isEmpty() ? List.of()
-				: List.of(RecordedHttpFailure.class);
-		return OperationDefinition.of(declared.workflow(), ANSWER)
-			.leaseTtl(declared.leaseTtl())
-			.retention(declared.retention())
-			.onInProgress(declared.onInProgress())
-			.recordFailureFor(failures)
-			.build();
+	public static List<Class<? extends Throwable>> recordFailureFor(List<Class<? extends Throwable>> declared) {
+		return declared.isEmpty() ? List.of() : List.of(RecordedHttpFailure.class);
 	}
 
 	/**

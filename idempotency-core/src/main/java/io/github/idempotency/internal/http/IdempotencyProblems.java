@@ -4,7 +4,14 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.IdempotencyException;
+import io.github.idempotency.IdempotencyInProgressException;
+import io.github.idempotency.IdempotencyKeyReusedException;
+import io.github.idempotency.IdempotencyLeaseLostException;
+import io.github.idempotency.IdempotencyStoreException;
 import io.github.idempotency.IdempotentFailureReplayedException;
+import io.github.idempotency.InvalidIdempotencyKeyException;
+import io.github.idempotency.MissingIdempotencyKeyException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -39,6 +46,35 @@ public final class IdempotencyProblems {
 		this.keyHeader = keyHeader;
 		this.replayedHeader = replayedHeader;
 		this.retryAfter = retryAfter;
+	}
+
+	/**
+	 * The problem that answers {@code ex}: a missing or invalid key, a key reused, a key in
+	 * progress, a store that failed, a lease another request took over.
+	 * @param ex what the request threw
+	 * @return its problem
+	 * @throws IllegalArgumentException for any other exception
+	 */
+	public ResponseEntity<ProblemDetail> of(IdempotencyException ex) {
+		if (ex instanceof MissingIdempotencyKeyException) {
+			return missingKey();
+		}
+		if (ex instanceof InvalidIdempotencyKeyException) {
+			return invalidKey();
+		}
+		if (ex instanceof IdempotencyKeyReusedException) {
+			return keyReused();
+		}
+		if (ex instanceof IdempotencyInProgressException) {
+			return inProgress();
+		}
+		if (ex instanceof IdempotencyStoreException) {
+			return storeFailed();
+		}
+		if (ex instanceof IdempotencyLeaseLostException) {
+			return leaseLost();
+		}
+		throw new IllegalArgumentException("No problem answers " + ex.getClass().getName(), ex);
 	}
 
 	/** A missing key: 400. */

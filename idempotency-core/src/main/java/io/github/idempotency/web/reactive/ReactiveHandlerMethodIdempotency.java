@@ -1,6 +1,7 @@
 package io.github.idempotency.web.reactive;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Type;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -17,7 +18,6 @@ import reactor.util.context.ContextView;
 
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
-import io.github.idempotency.internal.OperationDefinition;
 import io.github.idempotency.internal.PermanentFailures;
 import io.github.idempotency.internal.http.ExchangeRun;
 import io.github.idempotency.internal.http.HttpAnswer;
@@ -184,8 +184,8 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 		}
 
 		@Override
-		public OperationDefinition definition(OperationDefinition declared) {
-			ResolvableType returnType = ResolvableType.forType(declared.resultType());
+		public Type resultType(Type declared) {
+			ResolvableType returnType = ResolvableType.forType(declared);
 			Class<?> raw = returnType.toClass();
 			ResolvableType value;
 			if (raw == Mono.class) {
@@ -210,7 +210,19 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 			if (this.plain) {
 				requirePropagation(returnType);
 			}
-			return ExchangeRun.definition(declared);
+			return ExchangeRun.ANSWER_TYPE;
+		}
+
+		/** The request's body, or the annotation's payload, is fingerprinted. */
+		@Override
+		public boolean fingerprinted(boolean declared) {
+			return true;
+		}
+
+		/** A recorded failure is recorded as the answer the exception handling made of it. */
+		@Override
+		public List<Class<? extends Throwable>> recordFailureFor(List<Class<? extends Throwable>> declared) {
+			return ExchangeRun.recordFailureFor(declared);
 		}
 
 		/**

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.InProgressPolicy;
-import io.github.idempotency.internal.BatchFailures;
+import io.github.idempotency.BatchFailures;
 import io.github.idempotency.internal.BatchItem;
 import io.github.idempotency.internal.EngineSettings;
 import io.github.idempotency.internal.IdempotencyEngine;

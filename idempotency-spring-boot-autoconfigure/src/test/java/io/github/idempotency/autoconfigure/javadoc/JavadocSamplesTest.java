@@ -23,7 +23,7 @@ class JavadocSamplesTest {
 	private static final Pattern SAMPLE = Pattern.compile("<pre class=\"code\">(.*?)</pre>", Pattern.DOTALL);
 
 	private static final List<String> PUBLISHED = List.of("idempotency-core", "idempotency-test", "idempotency-jdbc",
-			"idempotency-redis", "idempotency-spring-boot-autoconfigure");
+			"idempotency-redis", "idempotency-kafka", "idempotency-amqp", "idempotency-spring-boot-autoconfigure");
 
 	@Test
 	void everyJavadocSampleLineIsCompiledCode() throws IOException {

@@ -15,6 +15,7 @@ import tools.jackson.databind.json.JsonMapper;
 import io.github.idempotency.IdempotencyContext;
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.InProgressPolicy;
+import io.github.idempotency.autoconfigure.EngineSettingsOf;
 import io.github.idempotency.autoconfigure.IdempotencyProperties;
 import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.store.IdempotencyStore;
@@ -130,7 +131,7 @@ class ReactiveWebTestApplication {
 		@Bean
 		IdempotencyEngine idempotencyEngine(StoreCallThreads threads, IdempotencyProperties properties) {
 			return IdempotencyEngine.builder(threads.check(), JsonMapper.builder().build())
-				.settings(properties.toEngineSettings())
+				.settings(EngineSettingsOf.of(properties))
 				.build();
 		}
 
