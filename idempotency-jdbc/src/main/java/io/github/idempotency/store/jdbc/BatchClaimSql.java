@@ -11,8 +11,8 @@ sealed interface BatchClaimSql {
 	/**
 	 * One read of the rows that exist and one insert of all the others, all or nothing
 	 * (a duplicate key inserts none), each naming its rows.
-	 * @param selectAll per number of rows, the read: {@link SqlStatements#selectAll}
-	 * @param insertAll per number of rows, the insert: {@link SqlStatements#insertAll}
+	 * @param selectAll per number of rows, the read ({@link SqlStatements#selectAll})
+	 * @param insertAll per number of rows, the insert ({@link SqlStatements#insertAll})
 	 */
 	record ReadThenInsert(IntFunction<String> selectAll, IntFunction<String> insertAll) implements BatchClaimSql {
 	}

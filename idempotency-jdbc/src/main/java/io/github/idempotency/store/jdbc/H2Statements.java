@@ -27,7 +27,7 @@ final class H2Statements extends SqlStatements {
 
 	@Override
 	BatchClaimSql batchClaim() {
-		return new BatchClaimSql.ReadThenInsert(this::selectAll, this::insertAll);
+		return new BatchClaimSql.ReadThenInsert(selectAll(), insertAll());
 	}
 
 	@Override

@@ -1,6 +1,7 @@
 package io.github.idempotency.store.jdbc;
 
 import java.time.Duration;
+import java.util.function.IntFunction;
 
 /**
  * MariaDB: MySQL's statements, each insert's lock waits bounded by
@@ -35,35 +36,35 @@ final class MariaDbStatements extends MySqlStatements {
 	/** As the single claim: a no-op update of each row found answers it as committed. */
 	@Override
 	BatchClaimSql batchClaim() {
+		IntFunction<String> insertAll = insertAll();
 		return new BatchClaimSql.Upsert(
-				(rows) -> insertAll(rows) + " ON DUPLICATE KEY UPDATE workflow = workflow RETURNING " + COLUMNS,
-				new BatchClaimSql.ReadThenInsert(this::selectAll, this::insertAll));
-	}
-
-	@Override
-	BatchCompletionSql batchCompletion() {
-		return new BatchCompletionSql.Counted(this::completeCounted);
+				(rows) -> insertAll.apply(rows) + " ON DUPLICATE KEY UPDATE workflow = workflow RETURNING " + COLUMNS,
+				new BatchClaimSql.ReadThenInsert(selectAll(), insertAll));
 	}
 
 	/**
-	 * The claims first, each row then found by its key: a scan of the table, which the
-	 * optimizer picks while it thinks the table small, would lock rows of other batches and
-	 * deadlock with them.
+	 * One multi-table {@code UPDATE}: the claims first, each row then found by its key (a
+	 * scan of the table, which the optimizer picks while it thinks the table small, would
+	 * lock rows of other batches and deadlock with them).
 	 */
-	private String completeCounted(Fence fence, int rows) {
-		StringBuilder claims = new StringBuilder("SELECT :workflow0 AS workflow, :key0 AS idempotency_key, "
-				+ ":owner0 AS owner, :response0 AS response, :expiresAt0 AS expires_at");
-		for (int i = 1; i < rows; i++) {
-			claims.append(" UNION ALL SELECT :workflow").append(i).append(", :key").append(i).append(", :owner")
-				.append(i).append(", :response").append(i).append(", :expiresAt").append(i);
-		}
-		return "UPDATE (" + claims + sql("""
+	@Override
+	BatchCompletionSql batchCompletion() {
+		String update = sql("""
 				) u STRAIGHT_JOIN {table} t FORCE INDEX (PRIMARY) ON t.workflow = u.workflow
 				AND t.idempotency_key = u.idempotency_key SET t.status = 'COMPLETED', t.response = u.response,
 				t.error_type = NULL, t.error_message = NULL, t.updated_at = :now,
 				t.expires_at = CASE WHEN t.expires_at < u.expires_at THEN u.expires_at ELSE t.expires_at END
 				WHERE t.owner = u.owner
-				""") + fence.condition().replace(" status", " t.status");
+				""");
+		return new BatchCompletionSql.Counted((fence, rows) -> {
+			StringBuilder claims = new StringBuilder("UPDATE (SELECT :workflow0 AS workflow, :key0 AS idempotency_key, "
+					+ ":owner0 AS owner, :response0 AS response, :expiresAt0 AS expires_at");
+			for (int i = 1; i < rows; i++) {
+				claims.append(" UNION ALL SELECT :workflow").append(i).append(", :key").append(i).append(", :owner")
+					.append(i).append(", :response").append(i).append(", :expiresAt").append(i);
+			}
+			return claims.append(update).append(fence.condition().replace(" status", " t.status")).toString();
+		});
 	}
 
 }

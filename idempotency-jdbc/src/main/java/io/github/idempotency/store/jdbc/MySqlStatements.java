@@ -29,7 +29,7 @@ sealed class MySqlStatements extends SqlStatements permits MariaDbStatements {
 
 	@Override
 	BatchClaimSql batchClaim() {
-		return new BatchClaimSql.ReadThenInsert(this::selectAll, this::insertAll);
+		return new BatchClaimSql.ReadThenInsert(selectAll(), insertAll());
 	}
 
 	@Override

@@ -3,6 +3,7 @@ package io.github.idempotency.store.jdbc;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.IntFunction;
 
 /**
  * The SQL of the store's table on one database: the statement source every executor
@@ -147,34 +148,42 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 	}
 
 	/**
-	 * For a database whose {@link #insert} ends with its {@code VALUES}: an insert of
-	 * {@code rows} records in one statement, its lock waits bounded as {@link #insert}'s,
-	 * that fails as a whole with a duplicate key when one of the rows exists; the
-	 * parameters of row {@code i} are {@link #RECORD_PARAMETERS} suffixed with {@code i}.
+	 * For a database whose {@link #insert} ends with its {@code VALUES}: per number of
+	 * rows, an insert of that many records in one statement, its lock waits bounded as
+	 * {@link #insert}'s, that fails as a whole with a duplicate key when one of the rows
+	 * exists; the parameters of row {@code i} are {@link #RECORD_PARAMETERS} suffixed with
+	 * {@code i}.
 	 */
-	final String insertAll(int rows) {
+	final IntFunction<String> insertAll() {
 		String insert = insert();
-		StringBuilder sql = new StringBuilder(insert.substring(0, insert.lastIndexOf("VALUES (") + 7));
-		for (int i = 0; i < rows; i++) {
-			sql.append((i > 0) ? ", (" : "(");
-			for (int j = 0; j < RECORD_PARAMETERS.size(); j++) {
-				sql.append((j > 0) ? ", :" : ":").append(RECORD_PARAMETERS.get(j)).append(i);
+		String into = insert.substring(0, insert.lastIndexOf("VALUES (") + 7);
+		return (rows) -> {
+			StringBuilder sql = new StringBuilder(into);
+			for (int i = 0; i < rows; i++) {
+				sql.append((i > 0) ? ", (" : "(");
+				for (int j = 0; j < RECORD_PARAMETERS.size(); j++) {
+					sql.append((j > 0) ? ", :" : ":").append(RECORD_PARAMETERS.get(j)).append(i);
+				}
+				sql.append(')');
 			}
-			sql.append(')');
-		}
-		return sql.toString();
+			return sql.toString();
+		};
 	}
 
 	/**
-	 * A read of the rows of {@code rows} records, answering the {@link #COLUMNS}; the
-	 * parameters of row {@code i} are {@code workflow}{@code i} and {@code key}{@code i}.
+	 * Per number of rows, a read of the rows of that many records, answering the
+	 * {@link #COLUMNS}; the parameters of row {@code i} are {@code workflow}{@code i} and
+	 * {@code key}{@code i}.
 	 */
-	final String selectAll(int rows) {
-		StringBuilder sql = new StringBuilder(sql("SELECT {columns} FROM {table} WHERE (workflow, idempotency_key) IN ("));
-		for (int i = 0; i < rows; i++) {
-			sql.append((i > 0) ? ", " : "").append("(:workflow").append(i).append(", :key").append(i).append(')');
-		}
-		return sql.append(')').toString();
+	final IntFunction<String> selectAll() {
+		String select = sql("SELECT {columns} FROM {table} WHERE (workflow, idempotency_key) IN (");
+		return (rows) -> {
+			StringBuilder sql = new StringBuilder(select);
+			for (int i = 0; i < rows; i++) {
+				sql.append((i > 0) ? ", " : "").append("(:workflow").append(i).append(", :key").append(i).append(')');
+			}
+			return sql.append(')').toString();
+		};
 	}
 
 	/** Overwrites a locked row with a takeover ({@link #RECORD_PARAMETERS}). */

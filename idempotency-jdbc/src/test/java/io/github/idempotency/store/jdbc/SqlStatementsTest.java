@@ -62,7 +62,7 @@ class SqlStatementsTest {
 		for (String product : List.of("PostgreSQL", "MariaDB", "MySQL", "H2")) {
 			SqlStatements statements = of(product);
 			assertThat(List.of(statements.insert(), statements.select(), statements.complete(Fence.LEASE),
-					statements.takeOver(), statements.deleteExpired(), statements.selectAll(2)))
+					statements.takeOver(), statements.deleteExpired(), statements.selectAll().apply(2)))
 				.allSatisfy((sql) -> assertThat(sql).doesNotContain("\n").doesNotContain("  ").doesNotContain("{"));
 		}
 	}
