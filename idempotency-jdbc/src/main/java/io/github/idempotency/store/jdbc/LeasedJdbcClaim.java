@@ -4,7 +4,6 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimRequest;
-import io.github.idempotency.store.jdbc.JdbcRecordTable.Fence;
 
 /**
  * A claim made outside any transaction on the store's data source, held by its lease:
@@ -24,7 +23,7 @@ final class LeasedJdbcClaim implements ClaimHandle {
 
 	@Override
 	public boolean complete(@Nullable String response) {
-		return this.table.complete(this.request.id(), this.request.owner(), response, this.request.retention(),
+		return this.table.steps().complete(this.request.id(), this.request.owner(), response, this.request.retention(),
 				Fence.LEASE);
 	}
 
@@ -38,24 +37,24 @@ final class LeasedJdbcClaim implements ClaimHandle {
 
 	@Override
 	public boolean fail(Throwable failure) {
-		return this.table.fail(this.request.id(), this.request.owner(), failure, this.request.retention(),
+		return this.table.steps().fail(this.request.id(), this.request.owner(), failure, this.request.retention(),
 				Fence.LEASE);
 	}
 
 	@Override
 	public boolean release(Throwable failure) {
-		return this.table.release(this.request.id(), this.request.owner(), Fence.LEASE);
+		return this.table.steps().release(this.request.id(), this.request.owner(), Fence.LEASE);
 	}
 
 	@Override
 	public boolean renew() {
-		return this.table.extend(this.request.id(), this.request.owner(), null, this.request.leaseTtl(),
+		return this.table.steps().extend(this.request.id(), this.request.owner(), null, this.request.leaseTtl(),
 				this.request.retention(), Fence.LEASE);
 	}
 
 	@Override
 	public boolean saveRecoveryPoint(String recoveryPoint) {
-		return this.table.extend(this.request.id(), this.request.owner(), recoveryPoint, this.request.leaseTtl(),
+		return this.table.steps().extend(this.request.id(), this.request.owner(), recoveryPoint, this.request.leaseTtl(),
 				this.request.retention(), Fence.LEASE);
 	}
 

@@ -6,7 +6,6 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimRequest;
-import io.github.idempotency.store.jdbc.JdbcRecordTable.Fence;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -26,14 +25,14 @@ final class TransactionalJdbcClaim implements ClaimHandle {
 
 	private static final Log logger = LogFactory.getLog(TransactionalJdbcClaim.class);
 
-	private final JdbcIdempotencyStore store;
+	private final JdbcClaims claims;
 
 	private final JdbcRecordTable table;
 
 	private final ClaimRequest request;
 
-	TransactionalJdbcClaim(JdbcIdempotencyStore store, JdbcRecordTable table, ClaimRequest request) {
-		this.store = store;
+	TransactionalJdbcClaim(JdbcClaims claims, JdbcRecordTable table, ClaimRequest request) {
+		this.claims = claims;
 		this.table = table;
 		this.request = request;
 	}
@@ -44,7 +43,7 @@ final class TransactionalJdbcClaim implements ClaimHandle {
 	 */
 	@Override
 	public boolean complete(@Nullable String response) {
-		return response == null || this.table.complete(this.request.id(), this.request.owner(), response,
+		return response == null || this.table.steps().complete(this.request.id(), this.request.owner(), response,
 				this.request.retention(), Fence.TRANSACTION);
 	}
 
@@ -72,7 +71,7 @@ final class TransactionalJdbcClaim implements ClaimHandle {
 	 */
 	@Override
 	public boolean abandon() {
-		return this.table.release(this.request.id(), this.request.owner(), Fence.TRANSACTION);
+		return this.table.steps().release(this.request.id(), this.request.owner(), Fence.TRANSACTION);
 	}
 
 	@Override
@@ -87,7 +86,7 @@ final class TransactionalJdbcClaim implements ClaimHandle {
 
 	@Override
 	public boolean saveRecoveryPoint(String recoveryPoint) {
-		return this.table.extend(this.request.id(), this.request.owner(), recoveryPoint, this.request.leaseTtl(),
+		return this.table.steps().extend(this.request.id(), this.request.owner(), recoveryPoint, this.request.leaseTtl(),
 				this.request.retention(), Fence.TRANSACTION);
 	}
 
@@ -97,7 +96,7 @@ final class TransactionalJdbcClaim implements ClaimHandle {
 		}
 		else {
 			// no way to learn the transaction's outcome: if it commits, the record says why
-			this.table.fail(this.request.id(), this.request.owner(), failure, this.request.retention(),
+			this.table.steps().fail(this.request.id(), this.request.owner(), failure, this.request.retention(),
 					Fence.TRANSACTION);
 		}
 		return true;
@@ -120,11 +119,11 @@ final class TransactionalJdbcClaim implements ClaimHandle {
 		@Override
 		public void beforeCommit(boolean readOnly) {
 			ClaimRequest request = TransactionalJdbcClaim.this.request;
-			boolean marked = TransactionalJdbcClaim.this.table.fail(request.id(), request.owner(), this.failure,
+			boolean marked = TransactionalJdbcClaim.this.table.steps().fail(request.id(), request.owner(), this.failure,
 					request.retention(), Fence.TRANSACTION);
 			if (!marked && this.permanent) {
 				// a nested transaction (savepoint) rolled the claim back: record the failure again
-				TransactionalJdbcClaim.this.store.recordFailure(TransactionalJdbcClaim.this.table, request,
+				TransactionalJdbcClaim.this.claims.recordFailure(TransactionalJdbcClaim.this.table, request,
 						this.failure);
 			}
 		}
@@ -134,7 +133,7 @@ final class TransactionalJdbcClaim implements ClaimHandle {
 			if (status != STATUS_COMMITTED && this.permanent) {
 				ClaimRequest request = TransactionalJdbcClaim.this.request;
 				try {
-					TransactionalJdbcClaim.this.store.recordFailureInOwnTransaction(request, this.failure);
+					TransactionalJdbcClaim.this.claims.recordFailureInOwnTransaction(request, this.failure);
 				}
 				catch (RuntimeException ex) {
 					logger.warn("Could not record the failure of " + request.id() + " after its transaction rolled "

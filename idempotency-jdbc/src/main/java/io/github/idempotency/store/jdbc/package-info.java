@@ -1,6 +1,6 @@
 /**
  * The {@code jdbc} store: one row per record, a claim leased or inside the caller's
- * transaction, the dialects and the shipped schema scripts.
+ * transaction, one statement source per database and the shipped schema scripts.
  */
 @NullMarked
 package io.github.idempotency.store.jdbc;
