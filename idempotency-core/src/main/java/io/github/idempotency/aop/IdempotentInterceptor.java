@@ -63,6 +63,17 @@ final class IdempotentInterceptor implements MethodInterceptor {
 				}
 
 				@Override
+				public CompletableFuture<@Nullable Object> executeAsync(@Nullable Object key, @Nullable Object payload,
+						IdempotentMethodAdapter.Action action, Executor claims, Object context) {
+					return engine.executeAsync(method.operation(), key, payload, action::run, claims, context);
+				}
+
+				@Override
+				public boolean isNonBlocking() {
+					return engine.isNonBlocking();
+				}
+
+				@Override
 				public @Nullable Object[] arguments() {
 					return invocation.getArguments();
 				}

@@ -183,6 +183,33 @@ public interface IdempotentMethodAdapter {
 		}
 
 		/**
+		 * Runs the prepared operation as {@link #executeAsync(Object, Object, Action, Executor)}
+		 * does; when the store is non-blocking ({@link #isNonBlocking()}), its claims are made
+		 * without {@code claims}, subscribed with {@code context} (where a store finds the
+		 * caller's reactive transaction). The default ignores the context.
+		 * @param key the key
+		 * @param payload the payload to fingerprint
+		 * @param action what runs when the key is claimed, returning the asynchronous result
+		 * @param claims where the claims are made on a blocking store
+		 * @param context the caller's Reactor {@code ContextView}
+		 * @return the value of the settled result
+		 */
+		default CompletableFuture<@Nullable Object> executeAsync(@Nullable Object key, @Nullable Object payload,
+				Action action, Executor claims, Object context) {
+			return executeAsync(key, payload, action, claims);
+		}
+
+		/**
+		 * Whether the engine's store is non-blocking: an asynchronous run is then claimed and
+		 * settled without a thread that waits on the store, so it may settle on the thread its
+		 * result completes on, an event loop included.
+		 * @return {@code true} with a non-blocking store; the default is {@code false}
+		 */
+		default boolean isNonBlocking() {
+			return false;
+		}
+
+		/**
 		 * The arguments of the call.
 		 * @return the arguments
 		 */

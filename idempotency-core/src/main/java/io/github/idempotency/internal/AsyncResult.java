@@ -4,6 +4,7 @@ import java.lang.reflect.Type;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
@@ -77,6 +78,15 @@ abstract class AsyncResult {
 	abstract Object of(CompletableFuture<@Nullable Object> settled);
 
 	/**
+	 * A result of the declared type that starts a call: a {@code Mono} when it is
+	 * subscribed, with the subscriber's Reactor context (each subscription a call of its
+	 * own), a future now.
+	 * @param start starts the call with the caller's {@code ContextView} ({@code null} for a
+	 * future) and answers its settled value
+	 */
+	abstract Object deferred(Function<@Nullable Object, CompletableFuture<@Nullable Object>> start);
+
+	/**
 	 * A result of the declared type already settled with {@code value}.
 	 */
 	Object completed(@Nullable Object value) {
@@ -97,6 +107,11 @@ abstract class AsyncResult {
 		@Override
 		Object of(CompletableFuture<@Nullable Object> settled) {
 			return settled;
+		}
+
+		@Override
+		Object deferred(Function<@Nullable Object, CompletableFuture<@Nullable Object>> start) {
+			return start.apply(null);
 		}
 
 	}
@@ -121,6 +136,13 @@ abstract class AsyncResult {
 		Object of(CompletableFuture<@Nullable Object> settled) {
 			// a subscriber's cancel (a timeout() that re-subscribes) must not cancel the shared outcome
 			return reactor.core.publisher.Mono.fromFuture(settled, true);
+		}
+
+		@Override
+		Object deferred(Function<@Nullable Object, CompletableFuture<@Nullable Object>> start) {
+			// the call is the engine's once started: a subscriber's cancel does not cancel it
+			return reactor.core.publisher.Mono.deferContextual((context) -> reactor.core.publisher.Mono
+				.fromFuture(start.apply(context), true));
 		}
 
 	}

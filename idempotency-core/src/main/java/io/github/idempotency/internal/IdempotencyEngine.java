@@ -19,6 +19,7 @@ import io.github.idempotency.IdempotencyException;
 import io.github.idempotency.IdempotencyInProgressException;
 import io.github.idempotency.InvalidIdempotencyKeyException;
 import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.ReactiveIdempotencyStore;
 import io.github.idempotency.store.RecordId;
 
 /**
@@ -57,7 +58,10 @@ public final class IdempotencyEngine implements IdempotencyRuntime, AutoCloseabl
 		this.observations = new ExecutionObservations(builder.observations, store.backend(), builder.observeKeys);
 		this.jsonMapper = builder.jsonMapper;
 		this.settings = builder.settings;
-		this.protocol = new Protocol(store, this.jsonMapper, this.settings, IsolatedObserver.of(builder.observer),
+		this.protocol = new Protocol(store,
+				(builder.reactiveStore != null) ? new NonBlockingStore((ReactiveIdempotencyStore) builder.reactiveStore)
+						: null,
+				this.jsonMapper, this.settings, IsolatedObserver.of(builder.observer),
 				this.observations, builder.keyConverters, (builder.time != null) ? builder.time : EngineTime.system());
 	}
 
@@ -112,6 +116,11 @@ public final class IdempotencyEngine implements IdempotencyRuntime, AutoCloseabl
 	 */
 	public @Nullable Object execute(IdempotentOperation operation, @Nullable Object key, @Nullable Object payload,
 			Action action) throws Throwable {
+		AsyncResult async = operation.async();
+		if (async != null && this.protocol.nonBlocking() != null && !Transactions.isActive()) {
+			// claimed when its result is subscribed, with the subscriber's context
+			return async.deferred((context) -> executeAsync(operation, key, payload, action, Runnable::run, context));
+		}
 		RecordId id = this.protocol.id(operation.workflow(), key);
 		if (this.observations.isNoop()) {
 			return execute(operation, id, payload, action);
@@ -145,11 +154,39 @@ public final class IdempotencyEngine implements IdempotencyRuntime, AutoCloseabl
 	 */
 	public CompletableFuture<@Nullable Object> executeAsync(IdempotentOperation operation, @Nullable Object key,
 			@Nullable Object payload, Action action, Executor claims) {
+		return executeAsync(operation, key, payload, action, claims, null);
+	}
+
+	/**
+	 * Runs an asynchronous operation as {@link #executeAsync(IdempotentOperation, Object,
+	 * Object, Action, Executor)} does; with a non-blocking store
+	 * ({@link Builder#reactiveStore}), each claim is made without {@code claims}, subscribed
+	 * with {@code context}, and the run settled without a thread held.
+	 * @param operation the prepared operation, whose result type is asynchronous
+	 * @param key the key value (converted and validated here)
+	 * @param payload the payload to fingerprint, when the operation is fingerprinted
+	 * @param action the operation's body, which returns its asynchronous result
+	 * @param claims where claims are made on a blocking store
+	 * @param context the caller's Reactor {@code ContextView} (a reactive transaction), or
+	 * {@code null}
+	 * @return as the other method says
+	 */
+	public CompletableFuture<@Nullable Object> executeAsync(IdempotentOperation operation, @Nullable Object key,
+			@Nullable Object payload, Action action, Executor claims, @Nullable Object context) {
 		AsyncResult async = operation.async();
 		if (async == null) {
 			throw new IllegalArgumentException("'" + operation.workflow() + "' does not have an asynchronous result");
 		}
-		return new SingleCall.Async(this.protocol, operation, key, payload, action, claims).start();
+		return new SingleCall.Async(this.protocol, operation, key, payload, action, claims, context).start();
+	}
+
+	/**
+	 * Whether this engine's store has a non-blocking side ({@link Builder#reactiveStore}):
+	 * asynchronous calls then hold no thread while the store answers.
+	 * @return {@code true} with a non-blocking store
+	 */
+	public boolean isNonBlocking() {
+		return this.protocol.nonBlocking() != null;
 	}
 
 	private @Nullable Object execute(IdempotentOperation operation, RecordId id, @Nullable Object payload,
@@ -251,6 +288,9 @@ public final class IdempotencyEngine implements IdempotencyRuntime, AutoCloseabl
 
 		private @Nullable EngineTime time;
 
+		/** A {@code ReactiveIdempotencyStore}, typed so that the engine loads without Reactor. */
+		private @Nullable Object reactiveStore;
+
 		private Builder(IdempotencyStore store, JsonMapper jsonMapper) {
 			this.store = store;
 			this.jsonMapper = jsonMapper;
@@ -297,6 +337,21 @@ public final class IdempotencyEngine implements IdempotencyRuntime, AutoCloseabl
 		 */
 		public Builder keyConverters(List<IdempotencyKeyConverter> keyConverters) {
 			this.keyConverters = List.copyOf(keyConverters);
+			return this;
+		}
+
+		/**
+		 * The same store's non-blocking side (the same records, as the store's
+		 * {@link ReactiveIdempotencyStore#blocking blocking} view is of it), which an
+		 * asynchronous call ({@code Mono}, {@code CompletableFuture}, a WebFlux handler method)
+		 * uses instead of a thread that waits on the store: claimed when its result is
+		 * subscribed, with the subscriber's Reactor context, and settled without a thread held.
+		 * None unless set.
+		 * @param reactiveStore the non-blocking store
+		 * @return this builder
+		 */
+		public Builder reactiveStore(ReactiveIdempotencyStore reactiveStore) {
+			this.reactiveStore = reactiveStore;
 			return this;
 		}
 

@@ -39,6 +39,9 @@ final class Protocol implements AutoCloseable {
 
 	private final IdempotencyStore store;
 
+	/** The store's non-blocking side, when it has one ({@code ReactiveIdempotencyStore}). */
+	private final @Nullable NonBlockingStore nonBlocking;
+
 	private final EngineSettings settings;
 
 	private final IdempotencyObserver observer;
@@ -61,9 +64,11 @@ final class Protocol implements AutoCloseable {
 
 	private final AtomicLong claims = new AtomicLong();
 
-	Protocol(IdempotencyStore store, JsonMapper jsonMapper, EngineSettings settings, IdempotencyObserver observer,
-			ExecutionObservations observations, List<IdempotencyKeyConverter> keyConverters, EngineTime time) {
+	Protocol(IdempotencyStore store, @Nullable NonBlockingStore nonBlocking, JsonMapper jsonMapper,
+			EngineSettings settings, IdempotencyObserver observer, ExecutionObservations observations,
+			List<IdempotencyKeyConverter> keyConverters, EngineTime time) {
 		this.store = store;
+		this.nonBlocking = nonBlocking;
 		this.settings = settings;
 		this.observer = observer;
 		this.observations = observations;
@@ -219,6 +224,10 @@ final class Protocol implements AutoCloseable {
 
 	IdempotencyStore store() {
 		return this.store;
+	}
+
+	@Nullable NonBlockingStore nonBlocking() {
+		return this.nonBlocking;
 	}
 
 	EngineTime time() {

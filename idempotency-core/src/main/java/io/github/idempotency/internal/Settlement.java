@@ -3,6 +3,7 @@ package io.github.idempotency.internal;
 import io.github.idempotency.observe.IdempotencyObserver;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -13,6 +14,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.idempotency.IdempotencyStoreException;
 import io.github.idempotency.IdempotentResultNotStoredException;
 import io.github.idempotency.store.ClaimHandle;
+import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.RecordStatus;
 
@@ -32,7 +34,8 @@ import io.github.idempotency.store.RecordStatus;
  * owner (only its answer was lost) counts as stored;</li>
  * <li>an asynchronous run makes its first attempt on the thread that settled its result and
  * its further ones as tasks on the engine's scheduler ({@link EngineTime}), none of them
- * sleeping.</li>
+ * sleeping; on a non-blocking store, each attempt is answered without a thread held
+ * ({@link LaterSettlement}).</li>
  * </ul>
  * What kept an ending from being stored (a store error, or the claim lost to a takeover) is
  * handed back to the shape, which throws it or adds it to the operation's own exception.
@@ -142,52 +145,13 @@ final class Settlement {
 	}
 
 	/**
-	 * Settles how an asynchronous run ended: a first attempt here, further ones on the
-	 * engine's threads; then hands what kept it from being stored ({@code null} once
-	 * stored) to {@code then}.
+	 * Settles how an asynchronous run ended ({@link LaterSettlement}); then hands what kept
+	 * it from being stored ({@code null} once stored) to {@code then}.
 	 */
 	void settleLater(Execution execution, Ending ending, @Nullable Observation observation,
 			Consumer<@Nullable RuntimeException> then) {
 		this.renewer.cancel(execution.lease());
-		Supplier<Boolean> attempt = () -> apply(execution, ending);
-		RuntimeException error = inScope(observation, () -> attempt(ending, attempt));
-		if (error == null || !mayRetry(ending, error) || Transactions.isActive()) {
-			then.accept(outcome(execution, ending, error));
-			return;
-		}
-		retrying(ending, execution.id().toString(), execution.operation(), error);
-		later(execution, ending, observation, attempt, then, error, Backoff.within(this.calls.time(), execution.operation().leaseTtl()),
-				2);
-	}
-
-	private void later(Execution execution, Ending ending, @Nullable Observation observation,
-			Supplier<Boolean> attempt, Consumer<@Nullable RuntimeException> then, RuntimeException error,
-			Backoff backoff, int number) {
-		long pause = backoff.next();
-		if (pause < 0) {
-			then.accept(outcome(execution, ending, error));
-			return;
-		}
-		try {
-			this.calls.time().schedule(() -> {
-				RuntimeException again = inScope(observation, () -> attempt(ending, attempt));
-				if (again == null) {
-					answered(ending, execution.id().toString(), number);
-					then.accept(null);
-				}
-				else if (!mayRetry(ending, again)) {
-					then.accept(outcome(execution, ending, again));
-				}
-				else {
-					later(execution, ending, observation, attempt, then, again, backoff, number + 1);
-				}
-			}, pause);
-		}
-		catch (RuntimeException ex) {
-			// the engine is closed
-			error.addSuppressed(ex);
-			then.accept(outcome(execution, ending, error));
-		}
+		new LaterSettlement(this, this.calls, execution, ending, observation, then).start();
 	}
 
 	/**
@@ -196,7 +160,7 @@ final class Settlement {
 	 * the caller's result still settles), or a lost-lease marker when answered
 	 * {@code false}
 	 */
-	private @Nullable RuntimeException attempt(Ending ending, Supplier<Boolean> attempt) {
+	@Nullable RuntimeException attempt(Ending ending, Supplier<Boolean> attempt) {
 		try {
 			return this.calls.step(ending.step(), attempt) ? null : LOST;
 		}
@@ -209,7 +173,7 @@ final class Settlement {
 	}
 
 	/** An attempt answered {@code false}: the claim is no longer this run's. */
-	private static final RuntimeException LOST = new RuntimeException("lost", null, false, false) {
+	static final RuntimeException LOST = new RuntimeException("lost", null, false, false) {
 	};
 
 	/**
@@ -288,7 +252,7 @@ final class Settlement {
 	 * One attempt of an ending on its claim: {@code true} when stored, also when an
 	 * earlier attempt stored it and only its answer was lost.
 	 */
-	private boolean apply(Execution execution, Ending ending) {
+	boolean apply(Execution execution, Ending ending) {
 		return ending.storeOn(execution.claim()) || (ending.status() != null && isFinishedEarlier(execution, ending.status()));
 	}
 
@@ -326,7 +290,7 @@ final class Settlement {
 	 * permanent failure, not after an error that a retry cannot fix (a refusal, a constraint
 	 * or a malformed statement), and not inside a transaction.
 	 */
-	private static boolean mayRetry(Ending ending, RuntimeException error) {
+	static boolean mayRetry(Ending ending, RuntimeException error) {
 		return ending.retried() && error != LOST && !StoreErrors.isRefusal(error)
 				&& !StoreErrors.isPermanent(error);
 	}
@@ -336,7 +300,7 @@ final class Settlement {
 	 * @param error what the last attempt threw, {@link #LOST} when answered {@code false},
 	 * {@code null} when stored
 	 */
-	private @Nullable RuntimeException outcome(Execution execution, Ending ending, @Nullable RuntimeException error) {
+	@Nullable RuntimeException outcome(Execution execution, Ending ending, @Nullable RuntimeException error) {
 		if (error == null) {
 			return null;
 		}
@@ -357,22 +321,25 @@ final class Settlement {
 	 * the key over.
 	 */
 	private boolean isFinishedEarlier(Execution execution, RecordStatus status) {
+		return isFinishedBy(execution, status, this.store.find(execution.id()));
+	}
+
+	static boolean isFinishedBy(Execution execution, RecordStatus status, Optional<IdempotencyRecord> record) {
 		String owner = execution.owner();
-		return owner != null && this.store.find(execution.id())
-			.filter((record) -> record.status() == status && owner.equals(record.owner()))
+		return owner != null && record.filter((found) -> found.status() == status && owner.equals(found.owner()))
 			.isPresent();
 	}
 
-	private void retrying(Ending ending, String what, IdempotentOperation operation, RuntimeException failure) {
+	void retrying(Ending ending, String what, IdempotentOperation operation, RuntimeException failure) {
 		logger.warn("Could not store " + ending.what() + what + ": " + failure + "; retrying for up to its lease ("
 				+ operation.leaseTtl() + ")");
 	}
 
-	private void answered(Ending ending, String what, int attempt) {
+	void answered(Ending ending, String what, int attempt) {
 		logger.info("The store answered on attempt " + attempt + " to take " + ending.what() + what);
 	}
 
-	private static <T> T inScope(@Nullable Observation observation, Supplier<T> step) {
+	static <T> T inScope(@Nullable Observation observation, Supplier<T> step) {
 		if (observation == null) {
 			return step.get();
 		}

@@ -57,20 +57,34 @@ final class SingleCall extends ClaimLoop {
 	 */
 	@Override
 	@Nullable Object round() throws Throwable {
-		Protocol protocol = this.protocol;
-		String workflow = this.operation.workflow();
 		ClaimResult claim;
 		try {
-			claim = protocol.calls().step(StoreOperation.CLAIM, () -> protocol.store().claim(this.request));
-		}
-		catch (IdempotencyInProgressException ex) {
-			cannotWait(!waited());
-			throw ex;
+			claim = this.protocol.calls().step(StoreOperation.CLAIM, () -> this.protocol.store().claim(this.request));
 		}
 		catch (RuntimeException ex) {
-			unavailable(ex, 1, this.id.toString(), "the operation");
-			return runUnprotected();
+			return claimFailed(ex);
 		}
+		return take(claim);
+	}
+
+	/**
+	 * The store failed the claim: a store that cannot wait inside the caller's transaction
+	 * ends the call in conflict; any other failure is the store's refusal, fail-closed or
+	 * fail-open.
+	 */
+	@Nullable Object claimFailed(RuntimeException failure) throws Throwable {
+		if (failure instanceof IdempotencyInProgressException) {
+			cannotWait(!waited());
+			throw failure;
+		}
+		unavailable(failure, 1, this.id.toString(), "the operation");
+		return runUnprotected();
+	}
+
+	/** The claim's answer: this run's result, a stored one, a refusal thrown, or {@link #WAIT}. */
+	@Nullable Object take(ClaimResult claim) throws Throwable {
+		Protocol protocol = this.protocol;
+		String workflow = this.operation.workflow();
 		Protocol.Answer answer = protocol.answer(this.operation, this.request, claim);
 		Outcome outcome = answer.outcome();
 		if (outcome != null) { // not in progress
@@ -228,10 +242,13 @@ final class SingleCall extends ClaimLoop {
 
 		private final Executor claims;
 
+		/** The caller's Reactor context, which a non-blocking store's claims are subscribed with. */
+		private final @Nullable Object context;
+
 		private final CompletableFuture<@Nullable Object> answer = new CompletableFuture<>();
 
 		Async(Protocol protocol, IdempotentOperation operation, @Nullable Object key, @Nullable Object payload,
-				Action action, Executor claims) {
+				Action action, Executor claims, @Nullable Object context) {
 			this.protocol = protocol;
 			this.operation = operation;
 			this.async = Objects.requireNonNull(operation.async());
@@ -239,16 +256,22 @@ final class SingleCall extends ClaimLoop {
 			this.payload = payload;
 			this.action = action;
 			this.claims = claims;
+			this.context = context;
 		}
 
 		CompletableFuture<@Nullable Object> start() {
-			submit(this);
+			submit(executor(), this);
 			return this.answer;
 		}
 
-		private void submit(Runnable task) {
+		/** Where a claim is made: where it is asked for with a non-blocking store, else a task of {@code claims}. */
+		private Executor executor() {
+			return (this.protocol.nonBlocking() != null) ? Runnable::run : this.claims;
+		}
+
+		private void submit(Executor executor, Runnable task) {
 			try {
-				this.claims.execute(task);
+				executor.execute(task);
 			}
 			catch (RuntimeException ex) {
 				// the executor is shut down, or full
@@ -275,24 +298,49 @@ final class SingleCall extends ClaimLoop {
 					return;
 				}
 			}
-			Observation observation = this.observation;
-			if (observation == null) {
-				attempt(this.call);
+			SingleCall call = this.call;
+			NonBlockingStore nonBlocking = this.protocol.nonBlocking();
+			if (nonBlocking == null) {
+				inScope(() -> attempt(call, call::round));
 				return;
 			}
-			boolean waits;
-			try (Observation.Scope scope = observation.openScope()) {
-				waits = attempt(this.call);
-			}
-			if (!waits) {
-				ExecutionObservations.stopUnlessHandedOver(observation);
-			}
+			CompletableFuture<ClaimResult> claim = inScope(() -> this.protocol.calls()
+				.stepAsync(StoreOperation.CLAIM, () -> nonBlocking.claim(call.request, this.context)));
+			claim.whenComplete((result, thrown) -> {
+				Throwable failure = (thrown instanceof CompletionException && thrown.getCause() != null)
+						? thrown.getCause() : thrown;
+				inScope(() -> attempt(call, () -> {
+					if (failure instanceof RuntimeException ex) {
+						return call.claimFailed(ex);
+					}
+					if (failure != null) {
+						throw failure;
+					}
+					return call.take(Objects.requireNonNull(result));
+				}));
+			});
 		}
 
-		/** One claim; whether the call waits for another. */
-		private boolean attempt(SingleCall call) {
+		/** Runs {@code step} in the call's observation, stopped after a step that does not wait. */
+		private <T> T inScope(java.util.function.Supplier<T> step) {
+			Observation observation = this.observation;
+			if (observation == null) {
+				return step.get();
+			}
+			T answered;
+			try (Observation.Scope scope = observation.openScope()) {
+				answered = step.get();
+			}
+			if (answered instanceof Boolean waits && !waits) {
+				ExecutionObservations.stopUnlessHandedOver(observation);
+			}
+			return answered;
+		}
+
+		/** One claim's answer; whether the call waits for another. */
+		private boolean attempt(SingleCall call, Round round) {
 			try {
-				Object answered = call.round();
+				Object answered = round.answer();
 				if (answered != WAIT) {
 					this.async.stage(Objects.requireNonNull(answered)).whenComplete((value, failure) -> {
 						if (failure != null) {
@@ -305,7 +353,7 @@ final class SingleCall extends ClaimLoop {
 					});
 					return false;
 				}
-				this.protocol.time().schedule(() -> submit(this), call.pause());
+				this.protocol.time().schedule(() -> submit(executor(), this), call.pause());
 				return true;
 			}
 			catch (Throwable ex) {
@@ -315,6 +363,14 @@ final class SingleCall extends ClaimLoop {
 				this.answer.completeExceptionally(ex);
 				return false;
 			}
+		}
+
+		/** A round's answer, as {@link SingleCall#round} gives it. */
+		@FunctionalInterface
+		private interface Round {
+
+			@Nullable Object answer() throws Throwable;
+
 		}
 
 	}

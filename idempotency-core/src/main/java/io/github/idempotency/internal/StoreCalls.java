@@ -2,6 +2,8 @@ package io.github.idempotency.internal;
 
 import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.observe.StoreOperation;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 import io.micrometer.observation.Observation;
@@ -53,6 +55,35 @@ final class StoreCalls {
 		finally {
 			observation.stop();
 		}
+	}
+
+	/**
+	 * Makes a non-blocking step of a call, as {@link #step} makes one that blocks: timed and
+	 * observed from its start here to its answer, on whatever thread that arrives.
+	 * @param step the step
+	 * @param call starts the store call
+	 * @return what the store answers
+	 */
+	<T> CompletableFuture<T> stepAsync(StoreOperation step, Supplier<CompletableFuture<T>> call) {
+		Observation observation = this.observations.step(step);
+		long start = this.time.nanoTime();
+		CompletableFuture<T> answer;
+		try {
+			answer = call.get();
+		}
+		catch (RuntimeException ex) {
+			answer = CompletableFuture.failedFuture(ex);
+		}
+		return answer.whenComplete((value, thrown) -> {
+			Throwable failure = (thrown instanceof CompletionException && thrown.getCause() != null) ? thrown.getCause()
+					: thrown;
+			boolean answered = failure == null || failure instanceof IdempotencyInProgressException;
+			this.observer.onStoreCall(step, this.time.nanoTime() - start, answered);
+			if (!answered) {
+				observation.error(failure);
+			}
+			observation.stop();
+		});
 	}
 
 	/**

@@ -30,6 +30,22 @@ public abstract class EngineSuites {
 
 	}
 
+	/** The same cases with the asynchronous shapes on the engine's non-blocking path. */
+	@Nested
+	class NonBlockingProtocol extends ProtocolBehaviourSuite {
+
+		@Override
+		protected IdempotencyStore store(Clock clock) {
+			return EngineSuites.this.store(clock);
+		}
+
+		@Override
+		protected boolean nonBlocking() {
+			return true;
+		}
+
+	}
+
 	@Nested
 	class BatchesHoldingEachOthersKeys extends BatchesHoldingEachOthersKeysSuite {
 

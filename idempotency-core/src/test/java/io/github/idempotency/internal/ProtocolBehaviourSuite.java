@@ -12,6 +12,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
+import reactor.core.scheduler.Schedulers;
+
+import io.github.idempotency.store.ReactiveIdempotencyStore;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.json.JsonMapper;
@@ -64,6 +67,23 @@ public abstract class ProtocolBehaviourSuite {
 	 */
 	protected abstract IdempotencyStore store(Clock clock);
 
+	/**
+	 * Whether the engine runs the asynchronous shapes on its non-blocking path: the store
+	 * seen as a {@code ReactiveIdempotencyStore}, its steps on a scheduler (a store with a
+	 * non-blocking side of its own names it in {@link #reactiveStore}).
+	 */
+	protected boolean nonBlocking() {
+		return false;
+	}
+
+	/**
+	 * The non-blocking side of the store under test, over {@code store} (which counts the
+	 * claims): by default the store's steps as tasks of a scheduler.
+	 */
+	protected ReactiveIdempotencyStore reactiveStore(IdempotencyStore store) {
+		return ReactiveIdempotencyStore.of(store, Schedulers.boundedElastic());
+	}
+
 	@AfterEach
 	void closeEngine() {
 		if (this.engine != null) {
@@ -73,9 +93,16 @@ public abstract class ProtocolBehaviourSuite {
 
 	private IdempotentOperation start(Shape shape, InProgressPolicy onInProgress) {
 		this.store = new CountingIdempotencyStore(store(this.clock));
-		this.engine = new IdempotencyEngine(this.store, JsonMapper.builder().build(),
-				EngineSettings.builder().leaseTtl(LEASE).leaseRenewal(false).waitTimeout(Duration.ofSeconds(30)).build(),
-				IdempotencyObserver.NONE);
+		IdempotencyEngine.Builder engine = IdempotencyEngine.builder(this.store, JsonMapper.builder().build())
+			.settings(EngineSettings.builder()
+				.leaseTtl(LEASE)
+				.leaseRenewal(false)
+				.waitTimeout(Duration.ofSeconds(30))
+				.build());
+		if (nonBlocking()) {
+			engine.reactiveStore(reactiveStore(this.store));
+		}
+		this.engine = engine.build();
 		return shape.prepare(this.engine, this.workflow, Receipt.class, onInProgress,
 				List.of(CardDeclinedException.class));
 	}

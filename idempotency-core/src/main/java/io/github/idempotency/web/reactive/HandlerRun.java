@@ -20,7 +20,8 @@ import org.springframework.web.server.ServerWebExchange;
  * The run of a WebFlux handler method, when a call claimed its key: it calls the method,
  * writes its answer itself ({@link HandlerAnswers}) onto the response that keeps it
  * ({@link ExchangeResponse}), and settles the claim with that answer ({@link ExchangeRun}),
- * for a {@code Mono} on the scheduler, for a plain result on the calling thread.
+ * for a {@code Mono} on the scheduler (wherever it completes with a non-blocking store), for a
+ * plain result on the calling thread.
  */
 final class HandlerRun {
 
@@ -34,7 +35,8 @@ final class HandlerRun {
 
 	private final HandlerAnswers answers;
 
-	private final Scheduler scheduler;
+	/** Where a {@code Mono}'s run is settled on a blocking store; {@code null} on a non-blocking one. */
+	private final @Nullable Scheduler scheduler;
 
 	/** The merged {@code @ResponseStatus}, which WebFlux sets once a plain result is returned. */
 	private final @Nullable Integer declaredStatus;
@@ -44,7 +46,7 @@ final class HandlerRun {
 	private volatile boolean ran;
 
 	HandlerRun(ServerWebExchange exchange, ExchangeResponse response, ContextView context,
-			PermanentFailures permanentFailures, HandlerAnswers answers, Scheduler scheduler,
+			PermanentFailures permanentFailures, HandlerAnswers answers, @Nullable Scheduler scheduler,
 			@Nullable Integer declaredStatus, ExceptionHandlerMethodResolver ownExceptionHandlers) {
 		this.exchange = exchange;
 		this.response = response;
@@ -74,16 +76,16 @@ final class HandlerRun {
 		catch (Throwable ex) {
 			handler = Mono.error(ex);
 		}
-		handler.map(Optional::<Object>of)
+		Mono<?> written = handler.map(Optional::<Object>of)
 			.defaultIfEmpty(Optional.empty())
 			// the method's failure, not the writing's
 			.onErrorResume((ex) -> failed(run, ex).then(Mono.empty()))
 			.flatMap((value) -> this.answers.value(this.exchange, Mono.justOrEmpty(value.orElse(null))))
 			// the handler's result sees the request's context (the exchange, the security context)
-			.contextWrite(this.context)
-			// the engine settles where the answer is written: on the scheduler, never on an event loop
-			.publishOn(this.scheduler)
-			.subscribe(null, (ex) -> answered(run, ex), () -> run.answered(this.response.captured()));
+			.contextWrite(this.context);
+		// the engine settles where the answer is written: a blocking store on the scheduler, never
+		// on an event loop; a non-blocking one wherever the answer is written
+		(this.scheduler != null ? written.publishOn(this.scheduler) : written).subscribe(null, (ex) -> answered(run, ex), () -> run.answered(this.response.captured()));
 		return run.answer();
 	}
 

@@ -262,14 +262,14 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 				if (exchange == null || response == null) {
 					return Mono.error(notRegistered());
 				}
-				HandlerRun first = run(exchange, response, context);
+				HandlerRun first = run(exchange, response, context, invocation.isNonBlocking() ? null : scheduler);
 				// the claim and the run are the engine's, not the client's: subscribed here, so
 				// that a client that goes away neither cancels nor interrupts them; waits are
 				// timers, each claim a task of the scheduler (never an event loop)
 				CompletableFuture<@Nullable Object> answer = claims.claim(exchange, this.explicitKey ? key : null, this.explicitKey, this.explicitPayload ? payload : null, this.explicitPayload).contextWrite(context)
 					.toFuture()
 					.thenCompose((claim) -> invocation.executeAsync(claim.key(), claim.payload(),
-							() -> first.run(invocation), (task) -> scheduler.schedule(task)));
+							() -> first.run(invocation), (task) -> scheduler.schedule(task), context));
 				return Mono.fromFuture(answer, true)
 					.flatMap((value) -> first.ran() ? response.send()
 							: response.replay((HttpAnswer) value, replayedHeader))
@@ -299,7 +299,7 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 			}
 			// blocking is what this thread is for: WebFlux runs the method here because it may block
 			ExchangeClaims.Claim claim = Objects.requireNonNull(claims.claim(exchange, this.explicitKey ? key : null, this.explicitKey, this.explicitPayload ? payload : null, this.explicitPayload).contextWrite(request.context()).block());
-			HandlerRun first = run(exchange, response, request.context());
+			HandlerRun first = run(exchange, response, request.context(), null);
 			Object answer;
 			try {
 				answer = ((CompletableFuture<?>) Objects.requireNonNull(invocation.execute(claim.key(), claim.payload(),
@@ -320,8 +320,9 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 			return this.placeholder;
 		}
 
-		private HandlerRun run(ServerWebExchange exchange, ExchangeResponse response, ContextView context) {
-			return new HandlerRun(exchange, response, context, this.permanentFailures, answers(), scheduler,
+		private HandlerRun run(ServerWebExchange exchange, ExchangeResponse response, ContextView context,
+				@Nullable Scheduler settling) {
+			return new HandlerRun(exchange, response, context, this.permanentFailures, answers(), settling,
 					this.declaredStatus, this.ownExceptionHandlers);
 		}
 
