@@ -20,6 +20,7 @@ import io.github.idempotency.IdempotencyKeyConverter;
 import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.metrics.MicrometerIdempotencyObserver;
 import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.ReactiveIdempotencyStore;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -61,7 +62,7 @@ public final class IdempotencyAutoConfiguration {
 	IdempotencyRuntime idempotencyEngine(IdempotencyProperties properties, ObjectProvider<IdempotencyStore> store,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<IdempotencyObserver> observer,
 			ObjectProvider<ObservationRegistry> observations, ObjectProvider<IdempotencyKeyConverter> keyConverters,
-			ResourceLoader resourceLoader) {
+			ObjectProvider<ReactiveIdempotencyStore> reactiveStore, ResourceLoader resourceLoader) {
 		IdempotencyStore resolvedStore = store.getIfUnique(() -> {
 			IdempotencyBackend backend = properties.getBackend();
 			List<String> missing = (backend != null) ? StoreModules.missing(backend, resourceLoader.getClassLoader())
@@ -73,13 +74,16 @@ public final class IdempotencyAutoConfiguration {
 					+ ": jdbc needs a DataSource bean, redis a RedisConnectionFactory bean, hybrid both;"
 					+ " or define an IdempotencyStore bean");
 		});
-		return IdempotencyEngine.builder(resolvedStore, jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()))
+		IdempotencyEngine.Builder engine = IdempotencyEngine
+			.builder(resolvedStore, jsonMapper.getIfAvailable(() -> JsonMapper.builder().build()))
 			.settings(properties.toEngineSettings())
 			.observer(observer.getIfAvailable(() -> IdempotencyObserver.NONE))
 			.observations(observations.getIfAvailable(() -> ObservationRegistry.NOOP),
 					properties.getObservation().isIncludeKey())
-			.keyConverters(keyConverters.orderedStream().toList())
-			.build();
+			.keyConverters(keyConverters.orderedStream().toList());
+		// the store's non-blocking side, for asynchronous calls (the same records)
+		reactiveStore.ifUnique(engine::reactiveStore);
+		return engine.build();
 	}
 
 	@Bean

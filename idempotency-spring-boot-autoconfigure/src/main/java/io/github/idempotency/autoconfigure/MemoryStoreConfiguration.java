@@ -6,6 +6,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.ReactiveIdempotencyStore;
+import reactor.core.scheduler.Schedulers;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -49,6 +52,22 @@ class MemoryStoreConfiguration {
 	ExpiredRecordsCleaner idempotencyMemoryCleaner(MemoryIdempotencyStore store,
 			IdempotencyMemoryProperties properties) {
 		return new ExpiredRecordsCleaner("memory", store::purgeExpired, properties.getCleanupInterval());
+	}
+
+	/**
+	 * The memory store never waits on a server: with Reactor, asynchronous calls use it
+	 * without a thread of their own ({@link ReactiveIdempotencyStore#of}).
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "reactor.core.publisher.Mono")
+	static class NonBlockingMemoryStoreConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ReactiveIdempotencyStore reactiveIdempotencyStore(MemoryIdempotencyStore store) {
+			return ReactiveIdempotencyStore.of(store, Schedulers.immediate());
+		}
+
 	}
 
 	static class OnCleanupEnabledCondition extends OnPositiveIntervalCondition {

@@ -19,6 +19,7 @@ import io.github.idempotency.autoconfigure.EngineSettingsOf;
 import io.github.idempotency.autoconfigure.IdempotencyProperties;
 import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.ReactiveIdempotencyStore;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.autoconfigure.web.WebTestApplication.CardDeclinedException;
 import io.github.idempotency.autoconfigure.web.WebTestApplication.InsufficientFundsException;
@@ -117,8 +118,10 @@ class ReactiveWebTestApplication {
 	}
 
 	/**
-	 * Every store call of the engine is checked: none may run on a non-blocking thread. The
-	 * engine is the auto-configuration's, on the selected store wrapped in the check.
+	 * Every blocking store call of the engine is checked: none may run on a non-blocking
+	 * thread. The engine is the auto-configuration's, on the selected store wrapped in the
+	 * check, and on the store's non-blocking side when it has one (which
+	 * {@link BlockHoundCheck} checks).
 	 */
 	@Configuration(proxyBeanMethods = false)
 	static class ThreadCheck {
@@ -129,10 +132,12 @@ class ReactiveWebTestApplication {
 		}
 
 		@Bean
-		IdempotencyEngine idempotencyEngine(StoreCallThreads threads, IdempotencyProperties properties) {
-			return IdempotencyEngine.builder(threads.check(), JsonMapper.builder().build())
-				.settings(EngineSettingsOf.of(properties))
-				.build();
+		IdempotencyEngine idempotencyEngine(StoreCallThreads threads, IdempotencyProperties properties,
+				ObjectProvider<ReactiveIdempotencyStore> reactiveStore) {
+			IdempotencyEngine.Builder engine = IdempotencyEngine.builder(threads.check(), JsonMapper.builder().build())
+				.settings(EngineSettingsOf.of(properties));
+			reactiveStore.ifUnique(engine::reactiveStore);
+			return engine.build();
 		}
 
 	}
@@ -381,8 +386,9 @@ class ReactiveWebTestApplication {
 		@PostMapping("/gateway")
 		@Idempotent
 		Mono<String> gateway(@RequestBody PaymentRequest request) {
-			// a payment gateway's call that blocks the thread that subscribes
-			return Mono.fromCallable(() -> held(request));
+			// a payment gateway's call that blocks: off the event loop, where a non-blocking
+			// store's claim answers and subscribes the handler's result
+			return Mono.fromCallable(() -> held(request)).subscribeOn(Schedulers.boundedElastic());
 		}
 
 		@PostMapping(path = "/uploads", consumes = MediaType.MULTIPART_FORM_DATA_VALUE)
