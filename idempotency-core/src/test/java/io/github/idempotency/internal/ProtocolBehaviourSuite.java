@@ -130,6 +130,30 @@ public abstract class ProtocolBehaviourSuite {
 		assertThat(status("k1")).isEqualTo(RecordStatus.COMPLETED);
 	}
 
+	/**
+	 * A subscriber that leaves (a client gone, a {@code timeout}) does not cancel a run that
+	 * claimed its key: the run ends and is stored, and the next call gets its result.
+	 */
+	@org.junit.jupiter.api.Test
+	void aSubscriberThatCancelsDoesNotCancelTheClaimedRun() throws Throwable {
+		IdempotentOperation operation = start(Shape.MONO, InProgressPolicy.WAIT);
+		reactor.core.publisher.Sinks.One<Receipt> pending = reactor.core.publisher.Sinks.one();
+		java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+		reactor.core.publisher.Mono<?> result = (reactor.core.publisher.Mono<?>) this.engine.execute(operation, "k1",
+				"k1", () -> {
+					this.runs.incrementAndGet();
+					running.countDown();
+					return pending.asMono();
+				});
+		reactor.core.Disposable subscriber = result.subscribe();
+		assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
+		subscriber.dispose();
+		pending.tryEmitValue(new Receipt("r1"));
+		assertThat(charge(Shape.MONO, operation, "k1")).isEqualTo(new Receipt("r1"));
+		assertThat(status("k1")).isEqualTo(RecordStatus.COMPLETED);
+		assertThat(this.runs).hasValue(1);
+	}
+
 	@ParameterizedTest
 	@EnumSource(Shape.class)
 	void aKeyInProgressElsewhereIsRejectedWhenTheOperationRejects(Shape shape) {
