@@ -68,9 +68,12 @@ abstract class AsyncResult {
 	}
 
 	/**
-	 * The stage a returned result settles through.
+	 * The stage a returned result settles through, subscribed by the engine.
+	 * @param result the result
+	 * @param context the caller's Reactor {@code ContextView} a {@code Mono} is subscribed
+	 * with (where it finds the caller's reactive transaction), or {@code null}
 	 */
-	abstract CompletionStage<?> stage(Object result);
+	abstract CompletionStage<?> stage(Object result, @Nullable Object context);
 
 	/**
 	 * A result of the declared type that settles with {@code settled}.
@@ -100,7 +103,7 @@ abstract class AsyncResult {
 		}
 
 		@Override
-		CompletionStage<?> stage(Object result) {
+		CompletionStage<?> stage(Object result, @Nullable Object context) {
 			return (CompletionStage<?>) result;
 		}
 
@@ -128,8 +131,9 @@ abstract class AsyncResult {
 		}
 
 		@Override
-		CompletionStage<?> stage(Object result) {
-			return ((reactor.core.publisher.Mono<?>) result).toFuture();
+		CompletionStage<?> stage(Object result, @Nullable Object context) {
+			reactor.core.publisher.Mono<?> mono = (reactor.core.publisher.Mono<?>) result;
+			return ((context != null) ? mono.contextWrite((reactor.util.context.ContextView) context) : mono).toFuture();
 		}
 
 		@Override

@@ -177,7 +177,7 @@ public final class IdempotencyEngine implements IdempotencyRuntime, AutoCloseabl
 		if (async == null) {
 			throw new IllegalArgumentException("'" + operation.workflow() + "' does not have an asynchronous result");
 		}
-		return new SingleCall.Async(this.protocol, operation, key, payload, action, claims, context).start();
+		return new AsyncSingleCall(this.protocol, operation, key, payload, action, claims, context).start();
 	}
 
 	/**

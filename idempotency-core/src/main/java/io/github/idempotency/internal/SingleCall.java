@@ -24,7 +24,7 @@ import io.github.idempotency.store.RecordId;
  * with its lease renewed and settled ({@link Settlement}), now or, for an asynchronous
  * result, once it settles; a duplicate's stored result; a refusal thrown; the wait for a run
  * of the same key elsewhere driven by a caller that sleeps ({@link #execute}) or one that
- * sets a timer ({@link Async}).
+ * sets a timer ({@link AsyncSingleCall}).
  */
 final class SingleCall extends ClaimLoop {
 
@@ -32,14 +32,23 @@ final class SingleCall extends ClaimLoop {
 
 	private final RecordId id;
 
-	private final ClaimRequest request;
+	final ClaimRequest request;
 
 	private final Action action;
 
 	private int attempt;
 
+	/** The caller's Reactor context, which a {@code Mono} result is subscribed with; {@code null} for none. */
+	private final @Nullable Object context;
+
 	SingleCall(Protocol protocol, IdempotentOperation operation, RecordId id, @Nullable Object payload, Action action) {
+		this(protocol, operation, id, payload, action, null);
+	}
+
+	SingleCall(Protocol protocol, IdempotentOperation operation, RecordId id, @Nullable Object payload, Action action,
+			@Nullable Object context) {
 		super(protocol, operation);
+		this.context = context;
 		String workflow = operation.workflow();
 		if (operation.async() != null && Transactions.isActive()) {
 			throw new IllegalStateException("The asynchronous idempotent operation '" + workflow + "' is called "
@@ -168,11 +177,15 @@ final class SingleCall extends ClaimLoop {
 		}
 		CompletableFuture<@Nullable Object> settled = new CompletableFuture<>();
 		Observation observation = this.protocol.observations().handOver();
-		async.stage(result).whenComplete((value, thrown) -> {
+		async.stage(result, this.context).whenComplete((value, thrown) -> {
 			Throwable failure = (thrown instanceof CompletionException && thrown.getCause() != null) ? thrown.getCause()
 					: thrown;
 			Ending ending = (failure != null) ? this.protocol.settlement().threw(execution, failure)
 					: this.protocol.settlement().returned(execution, value);
+			if (settlesAfterTheTransaction(execution, ending)) {
+				settle(settled, observation, value, failure);
+				return;
+			}
 			this.protocol.settlement().settleLater(execution, ending, observation, (notStored) -> {
 				if (failure == null && notStored != null) {
 					settle(settled, observation, null, notStored);
@@ -186,6 +199,43 @@ final class SingleCall extends ClaimLoop {
 			});
 		});
 		return async.of(settled);
+	}
+
+	/**
+	 * Whether the run ended inside the caller's reactive transaction, which its claim does
+	 * not take part in: then it is settled once that transaction has ended, after a commit as
+	 * it ended, after a rollback as if it never ran (as a thread's transaction is followed),
+	 * so that a record never says "done" for writes that did not commit.
+	 */
+	private boolean settlesAfterTheTransaction(Execution execution, Ending ending) {
+		Object context = this.context;
+		if (context == null || !ReactiveTransactions.PRESENT || execution.claim().joinsTransaction()) {
+			return false;
+		}
+		Settlement settlement = this.protocol.settlement();
+		java.util.function.Consumer<@Nullable RuntimeException> logged = (notStored) -> {
+			if (notStored != null) {
+				logger.warn("After its reactive transaction ended: " + notStored.getMessage(), notStored);
+			}
+		};
+		return ReactiveTransactions.onEnd(context, new Transactions.End() {
+
+			@Override
+			public void committed() {
+				settlement.settleLater(execution, ending.afterCommit(), null, logged);
+			}
+
+			@Override
+			public void rolledBack() {
+				settlement.settleLater(execution, ending.afterRollback(), null, logged);
+			}
+
+			@Override
+			public void unknown() {
+				rolledBack();
+			}
+
+		});
 	}
 
 	private static void settle(CompletableFuture<@Nullable Object> settled, @Nullable Observation observation,
@@ -219,160 +269,6 @@ final class SingleCall extends ClaimLoop {
 		finally {
 			execution.unbind(previous);
 		}
-	}
-
-	/**
-	 * The non-blocking driver of a single call's claims ({@code IdempotencyEngine#executeAsync}):
-	 * each claim a task of {@code claims}, each wait a timer on the engine's scheduler, and
-	 * the call's observation opened around each claim.
-	 */
-	static final class Async implements Runnable {
-
-		private final Protocol protocol;
-
-		private final IdempotentOperation operation;
-
-		private final AsyncResult async;
-
-		private final @Nullable Object key;
-
-		private final @Nullable Object payload;
-
-		private final Action action;
-
-		private final Executor claims;
-
-		/** The caller's Reactor context, which a non-blocking store's claims are subscribed with. */
-		private final @Nullable Object context;
-
-		private final CompletableFuture<@Nullable Object> answer = new CompletableFuture<>();
-
-		Async(Protocol protocol, IdempotentOperation operation, @Nullable Object key, @Nullable Object payload,
-				Action action, Executor claims, @Nullable Object context) {
-			this.protocol = protocol;
-			this.operation = operation;
-			this.async = Objects.requireNonNull(operation.async());
-			this.key = key;
-			this.payload = payload;
-			this.action = action;
-			this.claims = claims;
-			this.context = context;
-		}
-
-		CompletableFuture<@Nullable Object> start() {
-			submit(executor(), this);
-			return this.answer;
-		}
-
-		/** Where a claim is made: where it is asked for with a non-blocking store, else a task of {@code claims}. */
-		private Executor executor() {
-			return (this.protocol.nonBlocking() != null) ? Runnable::run : this.claims;
-		}
-
-		private void submit(Executor executor, Runnable task) {
-			try {
-				executor.execute(task);
-			}
-			catch (RuntimeException ex) {
-				// the executor is shut down, or full
-				this.answer.completeExceptionally(ex);
-			}
-		}
-
-		private @Nullable SingleCall call;
-
-		private @Nullable Observation observation;
-
-		@Override
-		public void run() {
-			if (this.call == null) {
-				try {
-					RecordId id = this.protocol.id(this.operation.workflow(), this.key);
-					this.call = new SingleCall(this.protocol, this.operation, id, this.payload, this.action);
-					if (!this.protocol.observations().isNoop()) {
-						this.observation = this.protocol.observations().execution(id);
-					}
-				}
-				catch (Throwable ex) {
-					this.answer.completeExceptionally(ex);
-					return;
-				}
-			}
-			SingleCall call = this.call;
-			NonBlockingStore nonBlocking = this.protocol.nonBlocking();
-			if (nonBlocking == null) {
-				inScope(() -> attempt(call, call::round));
-				return;
-			}
-			CompletableFuture<ClaimResult> claim = inScope(() -> this.protocol.calls()
-				.stepAsync(StoreOperation.CLAIM, () -> nonBlocking.claim(call.request, this.context)));
-			claim.whenComplete((result, thrown) -> {
-				Throwable failure = (thrown instanceof CompletionException && thrown.getCause() != null)
-						? thrown.getCause() : thrown;
-				inScope(() -> attempt(call, () -> {
-					if (failure instanceof RuntimeException ex) {
-						return call.claimFailed(ex);
-					}
-					if (failure != null) {
-						throw failure;
-					}
-					return call.take(Objects.requireNonNull(result));
-				}));
-			});
-		}
-
-		/** Runs {@code step} in the call's observation, stopped after a step that does not wait. */
-		private <T> T inScope(java.util.function.Supplier<T> step) {
-			Observation observation = this.observation;
-			if (observation == null) {
-				return step.get();
-			}
-			T answered;
-			try (Observation.Scope scope = observation.openScope()) {
-				answered = step.get();
-			}
-			if (answered instanceof Boolean waits && !waits) {
-				ExecutionObservations.stopUnlessHandedOver(observation);
-			}
-			return answered;
-		}
-
-		/** One claim's answer; whether the call waits for another. */
-		private boolean attempt(SingleCall call, Round round) {
-			try {
-				Object answered = round.answer();
-				if (answered != WAIT) {
-					this.async.stage(Objects.requireNonNull(answered)).whenComplete((value, failure) -> {
-						if (failure != null) {
-							this.answer.completeExceptionally((failure instanceof CompletionException
-									&& failure.getCause() != null) ? failure.getCause() : failure);
-						}
-						else {
-							this.answer.complete(value);
-						}
-					});
-					return false;
-				}
-				this.protocol.time().schedule(() -> submit(executor(), this), call.pause());
-				return true;
-			}
-			catch (Throwable ex) {
-				if (this.observation != null) {
-					this.observation.error(ex);
-				}
-				this.answer.completeExceptionally(ex);
-				return false;
-			}
-		}
-
-		/** A round's answer, as {@link SingleCall#round} gives it. */
-		@FunctionalInterface
-		private interface Round {
-
-			@Nullable Object answer() throws Throwable;
-
-		}
-
 	}
 
 }
