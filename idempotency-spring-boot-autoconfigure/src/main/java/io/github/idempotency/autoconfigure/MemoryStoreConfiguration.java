@@ -6,7 +6,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.store.ExpiredRecordsCleaner;
+import org.springframework.beans.factory.ObjectProvider;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -47,8 +49,9 @@ class MemoryStoreConfiguration {
 	@ConditionalOnMissingBean
 	@Conditional(OnCleanupEnabledCondition.class)
 	ExpiredRecordsCleaner idempotencyMemoryCleaner(MemoryIdempotencyStore store,
-			IdempotencyMemoryProperties properties) {
-		return new ExpiredRecordsCleaner("memory", store::purgeExpired, properties.getCleanupInterval());
+			IdempotencyMemoryProperties properties, ObjectProvider<IdempotencyObserver> observer) {
+		return new ExpiredRecordsCleaner("memory", store::purgeExpired, properties.getCleanupInterval(),
+				observer.getIfAvailable(() -> IdempotencyObserver.NONE));
 	}
 
 	static class OnCleanupEnabledCondition extends OnPositiveIntervalCondition {
