@@ -21,6 +21,12 @@ public final class IdempotencyMeters {
 	/** Timer of store steps; tags {@code backend}, {@code operation}, {@code result}. */
 	public static final String STORE = "idempotency.store";
 
+	/** Timer of the store cleanup's runs, pauses included; tag {@code backend}. */
+	public static final String CLEANUP = "idempotency.cleanup";
+
+	/** Counter of expired records the store cleanup removed; tag {@code backend}. */
+	public static final String CLEANUP_REMOVED = "idempotency.cleanup.removed";
+
 	public static final String TAG_WORKFLOW = "workflow";
 
 	public static final String TAG_BACKEND = "backend";

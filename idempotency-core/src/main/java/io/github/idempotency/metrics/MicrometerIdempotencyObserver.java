@@ -66,6 +66,20 @@ public final class MicrometerIdempotencyObserver implements IdempotencyObserver 
 		Objects.requireNonNull((success ? this.ok : this.error).get(operation)).record(nanos, TimeUnit.NANOSECONDS);
 	}
 
+	@Override
+	public void onCleanup(String backend, int removed, long nanos) {
+		Timer.builder(IdempotencyMeters.CLEANUP)
+			.description("Time taken by the runs of the store's cleanup of expired records, pauses included")
+			.tag(IdempotencyMeters.TAG_BACKEND, backend)
+			.register(this.registry)
+			.record(nanos, TimeUnit.NANOSECONDS);
+		Counter.builder(IdempotencyMeters.CLEANUP_REMOVED)
+			.description("Expired records removed by the store's cleanup")
+			.tag(IdempotencyMeters.TAG_BACKEND, backend)
+			.register(this.registry)
+			.increment(removed);
+	}
+
 	private WorkflowMeters meters(String workflow) {
 		WorkflowMeters meters = this.workflows.get(workflow);
 		return (meters != null) ? meters : this.workflows.computeIfAbsent(workflow, WorkflowMeters::new);

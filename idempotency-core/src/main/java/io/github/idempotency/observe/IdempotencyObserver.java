@@ -49,4 +49,14 @@ public interface IdempotencyObserver {
 	default void onStoreCall(StoreOperation operation, long nanos, boolean success) {
 	}
 
+	/**
+	 * A store's scheduled cleanup run ended (called on the cleanup's thread, once per run
+	 * that did not throw).
+	 * @param backend the store's backend name
+	 * @param removed how many expired records it removed
+	 * @param nanos how long it took, pauses included
+	 */
+	default void onCleanup(String backend, int removed, long nanos) {
+	}
+
 }

@@ -1,6 +1,7 @@
 package io.github.idempotency.store;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -10,6 +11,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import io.github.idempotency.observe.IdempotencyObserver;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.util.Assert;
 
@@ -17,7 +19,8 @@ import org.springframework.util.Assert;
  * Removes a store's expired records every {@code interval}, from one daemon thread that
  * starts and stops with the application context: the jdbc store's batched delete, the
  * memory store's purge. Several instances may run it at once on a shared store: each
- * pass removes what it finds expired.
+ * pass removes what it finds expired. Each run is reported to an {@link IdempotencyObserver}
+ * (the records removed, the time taken) and, when it removed records, in one INFO line.
  */
 public final class ExpiredRecordsCleaner implements SmartLifecycle {
 
@@ -29,6 +32,8 @@ public final class ExpiredRecordsCleaner implements SmartLifecycle {
 
 	private final Duration interval;
 
+	private final IdempotencyObserver observer;
+
 	private volatile @Nullable ScheduledExecutorService executor;
 
 	/**
@@ -38,11 +43,25 @@ public final class ExpiredRecordsCleaner implements SmartLifecycle {
 	 * @param interval the time between two passes; positive
 	 */
 	public ExpiredRecordsCleaner(String backend, IntSupplier removeExpired, Duration interval) {
+		this(backend, removeExpired, interval, IdempotencyObserver.NONE);
+	}
+
+	/**
+	 * A cleaner started with the application context, whose runs an observer hears of.
+	 * @param backend the store's backend name, for the thread, the log lines and the observer
+	 * @param removeExpired removes the expired records, answering how many
+	 * @param interval the time between two passes; positive
+	 * @param observer told of each run ({@link IdempotencyObserver#onCleanup})
+	 */
+	public ExpiredRecordsCleaner(String backend, IntSupplier removeExpired, Duration interval,
+			IdempotencyObserver observer) {
+		Assert.notNull(observer, "'observer' must not be null");
 		Assert.isTrue(!interval.isZero() && !interval.isNegative(),
 				() -> "The cleanup interval must be positive, not " + interval);
 		this.backend = backend;
 		this.removeExpired = removeExpired;
 		this.interval = interval;
+		this.observer = observer;
 	}
 
 	/**
@@ -50,9 +69,20 @@ public final class ExpiredRecordsCleaner implements SmartLifecycle {
 	 * @return how many were removed
 	 */
 	public int cleanUp() {
+		long start = System.nanoTime();
 		int removed = this.removeExpired.getAsInt();
-		if (removed > 0 && logger.isDebugEnabled()) {
-			logger.debug("Removed " + removed + " expired idempotency records from the " + this.backend + " store");
+		long nanos = System.nanoTime() - start;
+		try {
+			this.observer.onCleanup(this.backend, removed, nanos);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("The idempotency observer failed on a cleanup run; ignored", ex);
+		}
+		if (removed > 0 && logger.isInfoEnabled()) {
+			double seconds = nanos / 1e9;
+			logger.info(String.format(Locale.ROOT,
+					"Removed %d expired idempotency records from the %s store in %.3f s (%.0f records/s)", removed,
+					this.backend, seconds, removed / Math.max(seconds, 1e-9)));
 		}
 		return removed;
 	}

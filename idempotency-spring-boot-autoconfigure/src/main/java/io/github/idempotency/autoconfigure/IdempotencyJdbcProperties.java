@@ -90,6 +90,19 @@ public class IdempotencyJdbcProperties extends DatabaseInitializationProperties 
 		 */
 		private int batchSize = 1000;
 
+		/**
+		 * The share of the time a run may keep the database busy deleting: after a batch that
+		 * took t, the run pauses t * (1 - duty-cycle) / duty-cycle (0.1: nine times the
+		 * batch's time). A busier database makes both longer. 1 never pauses.
+		 */
+		private double dutyCycle = 0.1;
+
+		/**
+		 * The most records a run deletes per second (a pause after each batch keeps it
+		 * there); 0 for no limit but the duty cycle.
+		 */
+		private int maxRowsPerSecond = 0;
+
 		public Duration getInterval() {
 			return this.interval;
 		}
@@ -104,6 +117,22 @@ public class IdempotencyJdbcProperties extends DatabaseInitializationProperties 
 
 		public void setBatchSize(int batchSize) {
 			this.batchSize = batchSize;
+		}
+
+		public double getDutyCycle() {
+			return this.dutyCycle;
+		}
+
+		public void setDutyCycle(double dutyCycle) {
+			this.dutyCycle = dutyCycle;
+		}
+
+		public int getMaxRowsPerSecond() {
+			return this.maxRowsPerSecond;
+		}
+
+		public void setMaxRowsPerSecond(int maxRowsPerSecond) {
+			this.maxRowsPerSecond = maxRowsPerSecond;
 		}
 
 	}

@@ -5,7 +5,10 @@ import java.time.Duration;
 import javax.sql.DataSource;
 
 import io.github.idempotency.store.ExpiredRecordsCleaner;
+import io.github.idempotency.observe.IdempotencyObserver;
+import io.github.idempotency.store.jdbc.CleanupPace;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.sql.autoconfigure.init.OnDatabaseInitializationCondition;
@@ -37,11 +40,14 @@ class JdbcSupportConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@Conditional(OnCleanupEnabledCondition.class)
-	ExpiredRecordsCleaner idempotencyJdbcCleaner(DataSource dataSource, IdempotencyJdbcProperties properties) {
+	ExpiredRecordsCleaner idempotencyJdbcCleaner(DataSource dataSource, IdempotencyJdbcProperties properties,
+			ObjectProvider<IdempotencyObserver> observer) {
 		JdbcIdempotencyStore store = JdbcStoreConfiguration.createStore(dataSource, properties);
-		int batchSize = properties.getCleanup().getBatchSize();
-		return new ExpiredRecordsCleaner("jdbc", () -> store.deleteExpired(batchSize),
-				properties.getCleanup().getInterval());
+		IdempotencyJdbcProperties.Cleanup cleanup = properties.getCleanup();
+		CleanupPace pace = new CleanupPace(cleanup.getBatchSize(), cleanup.getDutyCycle(),
+				cleanup.getMaxRowsPerSecond());
+		return new ExpiredRecordsCleaner("jdbc", () -> store.deleteExpired(pace), cleanup.getInterval(),
+				observer.getIfAvailable(() -> IdempotencyObserver.NONE));
 	}
 
 	static class OnIdempotencyJdbcInitializationCondition extends OnDatabaseInitializationCondition {

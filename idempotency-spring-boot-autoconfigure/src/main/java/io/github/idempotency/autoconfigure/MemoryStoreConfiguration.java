@@ -9,7 +9,9 @@ import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.ReactiveIdempotencyStore;
 import reactor.core.scheduler.Schedulers;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.store.ExpiredRecordsCleaner;
+import org.springframework.beans.factory.ObjectProvider;
 import io.github.idempotency.store.memory.MemoryIdempotencyStore;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -50,8 +52,9 @@ class MemoryStoreConfiguration {
 	@ConditionalOnMissingBean
 	@Conditional(OnCleanupEnabledCondition.class)
 	ExpiredRecordsCleaner idempotencyMemoryCleaner(MemoryIdempotencyStore store,
-			IdempotencyMemoryProperties properties) {
-		return new ExpiredRecordsCleaner("memory", store::purgeExpired, properties.getCleanupInterval());
+			IdempotencyMemoryProperties properties, ObjectProvider<IdempotencyObserver> observer) {
+		return new ExpiredRecordsCleaner("memory", store::purgeExpired, properties.getCleanupInterval(),
+				observer.getIfAvailable(() -> IdempotencyObserver.NONE));
 	}
 
 	/**

@@ -5,16 +5,23 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
+import io.github.idempotency.metrics.IdempotencyMeters;
 import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.testfixtures.UnreachableIdempotencyStore;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -23,6 +30,7 @@ import static org.awaitility.Awaitility.await;
  * The memory store's expired records are dropped on a schedule, so the store holds only
  * the records within their retention.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class MemoryStoreCleanupTest {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -70,6 +78,23 @@ class MemoryStoreCleanupTest {
 			assertThat(cleaner.cleanUp()).isZero();
 			assertThat(template.execute(IdempotentRequest.of("payment", "kept"), String.class, () -> "ran again"))
 				.isEqualTo("kept for 7 days");
+		});
+	}
+
+	@Test
+	void eachRunIsCountedAndTimedAndLoggedWhenItRemovedRecords(CapturedOutput output) {
+		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run((context) -> {
+			IdempotencyTemplate template = context.getBean(IdempotencyTemplate.class);
+			template.execute(IdempotentRequest.of("payment", "short").withRetention(Duration.ofMillis(1)),
+					String.class, () -> "expires at once");
+			ExpiredRecordsCleaner cleaner = context.getBean(ExpiredRecordsCleaner.class);
+			await().atMost(Duration.ofSeconds(5)).until(() -> cleaner.cleanUp() == 1);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			Timer runs = registry.get(IdempotencyMeters.CLEANUP).tag("backend", "memory").timer();
+			assertThat(runs.count()).isGreaterThanOrEqualTo(1);
+			assertThat(registry.get(IdempotencyMeters.CLEANUP_REMOVED).tag("backend", "memory").counter().count())
+				.isEqualTo(1);
+			assertThat(output).containsOnlyOnce("Removed 1 expired idempotency records from the memory store in ");
 		});
 	}
 

@@ -1,11 +1,15 @@
 package io.github.idempotency.store.jdbc;
 
 import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.sql.CleanupSql;
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DataAccessException;
 
 /**
- * Deletes records: one by its id, or every expired one, a batch per statement.
+ * Deletes records: one by its id, or every expired one, in batches along the
+ * {@code expires_at} index, paced ({@link CleanupPace}). On PostgreSQL and MariaDB a batch
+ * skips the rows another transaction holds (another instance's batch, a takeover), so
+ * that two instances never wait for each other nor delete the same row.
  */
 final class JdbcCleanup {
 
@@ -13,12 +17,15 @@ final class JdbcCleanup {
 
 	private final String delete;
 
-	private final String deleteExpired;
+	private final CleanupSql deleteExpired;
 
-	JdbcCleanup(JdbcRecordTable table) {
+	private final CleanupTime time;
+
+	JdbcCleanup(JdbcRecordTable table, CleanupTime time) {
 		this.table = table;
 		this.delete = table.statements().delete();
-		this.deleteExpired = table.statements().deleteExpired();
+		this.deleteExpired = table.statements().cleanup();
+		this.time = time;
 	}
 
 	boolean delete(RecordId id) {
@@ -30,30 +37,61 @@ final class JdbcCleanup {
 	}
 
 	/**
-	 * Deletes expired records, at most {@code batchSize} per statement, until none is left.
+	 * Deletes the records expired now, a batch per statement, pausing after each batch as
+	 * {@code pace} says, until a batch finds fewer rows than it may delete; an interrupt
+	 * during a pause ends the run (the thread stays interrupted).
 	 * @return how many records were deleted
 	 */
-	int deleteExpired(int batchSize) {
+	int deleteExpired(CleanupPace pace) {
 		long now = this.table.now().toEpochMilli();
 		int total = 0;
-		int deleted;
-		do {
-			deleted = deleteExpiredBatch(now, batchSize);
-			total += deleted;
+		Batch batch = new Batch(0, Long.MIN_VALUE);
+		while (true) {
+			long start = this.time.nanoTime();
+			batch = deleteExpiredBatch(now, pace.batchSize(), batch.next());
+			long nanos = this.time.nanoTime() - start;
+			total += batch.deleted();
+			if (batch.deleted() < pace.batchSize()) {
+				return total;
+			}
+			long pause = pace.pauseAfter(batch.deleted(), nanos);
+			if (pause > 0) {
+				try {
+					this.time.sleep(pause);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return total;
+				}
+			}
 		}
-		while (deleted >= batchSize);
-		return total;
 	}
 
 	/**
 	 * One batch, tried again when it lost a deadlock or a lock wait to the claims it races
-	 * (MariaDB's delete walks the expiry index while a claim locks the row first): the
-	 * cleanup yields, and carries on rather than wait for its next interval.
+	 * (a database whose delete waits for the rows it meets): the cleanup yields, and
+	 * carries on rather than wait for its next interval.
 	 */
-	private int deleteExpiredBatch(long now, int batchSize) {
+	private Batch deleteExpiredBatch(long now, int batchSize, long from) {
 		for (int attempt = 1;; attempt++) {
 			try {
-				return this.table.bounded().sql(this.deleteExpired).param("now", now).param("limit", batchSize).update();
+				if (this.deleteExpired instanceof CleanupSql.FromCursor cursor) {
+					return this.table.bounded()
+						.sql(cursor.sql())
+						.param("from", from)
+						.param("now", now)
+						.param("limit", batchSize)
+						.query((rs, row) -> {
+							long latest = rs.getLong(2);
+							return new Batch(rs.getInt(1), rs.wasNull() ? from : latest);
+						})
+						.single();
+				}
+				return new Batch(this.table.bounded()
+					.sql(this.deleteExpired.sql())
+					.param("now", now)
+					.param("limit", batchSize)
+					.update(), from);
 			}
 			catch (DataAccessException ex) {
 				if (attempt >= 3 || !(this.table.isLockFailure(ex) || ex instanceof ConcurrencyFailureException)) {
@@ -61,6 +99,15 @@ final class JdbcCleanup {
 				}
 			}
 		}
+	}
+
+	/**
+	 * A batch's outcome.
+	 * @param deleted how many rows it deleted
+	 * @param next where the next batch starts on the {@code expires_at} index: the latest
+	 * expiry deleted (rows of that same expiry may be left)
+	 */
+	private record Batch(int deleted, long next) {
 	}
 
 }

@@ -87,6 +87,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	 * @param clock the clock leases and retention are measured with
 	 */
 	public JdbcIdempotencyStore(DataSource dataSource, String tableName, Duration lockTimeout, Clock clock) {
+		this(dataSource, tableName, lockTimeout, clock, CleanupTime.SYSTEM);
+	}
+
+	JdbcIdempotencyStore(DataSource dataSource, String tableName, Duration lockTimeout, Clock clock,
+			CleanupTime cleanupTime) {
 		Assert.isTrue(TABLE_NAME.matcher(tableName).matches(), () -> "Invalid table name '" + tableName + "'");
 		AutoCommitConnections connections = new AutoCommitConnections(
 				JdbcTransactions.transactionsResource(dataSource));
@@ -96,7 +101,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 		this.claims = new JdbcClaims(this.table, this.transactions, () -> this.readFirst);
 		this.batchClaims = new JdbcBatchClaims(this.table, this.claims);
 		this.batchCompletions = new JdbcBatchCompletions(this.table, this.transactions);
-		this.cleanup = new JdbcCleanup(this.table);
+		this.cleanup = new JdbcCleanup(this.table, cleanupTime);
 	}
 
 	private static String product(DataSource dataSource) {
@@ -167,14 +172,28 @@ public final class JdbcIdempotencyStore implements IdempotencyStore {
 	}
 
 	/**
-	 * Deletes expired records, at most {@code batchSize} per statement, until none is left.
-	 * Safe to run on several instances at once. A live {@code IN_PROGRESS} record never
-	 * expires: its expiry is its lease plus the retention.
+	 * Deletes expired records, at most {@code batchSize} per statement, one statement after
+	 * the other, until none is left (see {@link #deleteExpired(CleanupPace)}).
 	 * @param batchSize the most rows one statement deletes
 	 * @return how many records were deleted
 	 */
 	public int deleteExpired(int batchSize) {
-		return this.cleanup.deleteExpired(batchSize);
+		return deleteExpired(CleanupPace.unpaced(batchSize));
+	}
+
+	/**
+	 * Deletes the records expired now, oldest first, a batch per statement, pausing after
+	 * each batch as {@code pace} says, until none is left; an interrupt during a pause ends
+	 * the run early (the thread stays interrupted). Safe to run on several instances at
+	 * once: on PostgreSQL and MariaDB a batch skips the rows another transaction holds, so
+	 * two instances neither wait for each other nor delete the same row. A live
+	 * {@code IN_PROGRESS} record never expires: its expiry is its lease plus the retention.
+	 * @param pace the batch size and the pauses
+	 * @return how many records were deleted
+	 */
+	public int deleteExpired(CleanupPace pace) {
+		Assert.notNull(pace, "'pace' must not be null");
+		return this.cleanup.deleteExpired(pace);
 	}
 
 	/**

@@ -67,4 +67,20 @@ final class MariaDbStatements extends MySqlStatements {
 		});
 	}
 
+	/**
+	 * The oldest expired rows, along the {@code expires_at} index, each locked unless
+	 * another transaction holds it ({@code SKIP LOCKED}: another instance's batch, a
+	 * takeover), then deleted by their primary key, in that order (a plan that read the
+	 * table first, by its expiry, would wait for those rows); {@code expires_at} again on
+	 * the deleted row, so a row re-claimed since is kept.
+	 */
+	@Override
+	public String deleteExpired() {
+		return sql("""
+				DELETE t FROM (SELECT workflow, idempotency_key FROM {table} WHERE expires_at <= :now
+				ORDER BY expires_at LIMIT :limit FOR UPDATE SKIP LOCKED) e STRAIGHT_JOIN {table} t FORCE INDEX (PRIMARY)
+				ON t.workflow = e.workflow AND t.idempotency_key = e.idempotency_key WHERE t.expires_at <= :now
+				""");
+	}
+
 }

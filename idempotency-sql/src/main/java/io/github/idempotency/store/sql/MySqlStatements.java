@@ -43,9 +43,10 @@ sealed class MySqlStatements extends SqlStatements permits MariaDbStatements {
 		return super.selectCommitted() + " LOCK IN SHARE MODE";
 	}
 
+	/** The oldest expired rows first, along the {@code expires_at} index. */
 	@Override
-	public final String deleteExpired() {
-		return sql("DELETE FROM {table} WHERE expires_at <= :now LIMIT :limit");
+	public String deleteExpired() {
+		return sql("DELETE FROM {table} WHERE expires_at <= :now ORDER BY expires_at LIMIT :limit");
 	}
 
 	@Override

@@ -172,15 +172,24 @@ final class PostgreSqlStatements extends SqlStatements {
 	}
 
 	/**
-	 * {@code expires_at} again outside the subquery: a row that waited on a lock is
-	 * re-checked against its new version only by the conditions on the deleted table itself.
+	 * The oldest expired rows from {@code :from} on, along the {@code expires_at} index, each
+	 * locked unless another transaction holds it ({@code SKIP LOCKED}: another instance's
+	 * batch, a takeover), then deleted by their {@code ctid}; {@code expires_at} again
+	 * outside the subquery, so a row re-claimed since is kept.
 	 */
 	@Override
 	public String deleteExpired() {
 		return sql("""
-				DELETE FROM {table} WHERE (workflow, idempotency_key) IN (SELECT workflow, idempotency_key
-				FROM {table} WHERE expires_at <= :now LIMIT :limit) AND expires_at <= :now
+				WITH deleted AS (DELETE FROM {table} WHERE ctid = ANY (ARRAY(SELECT ctid FROM {table}
+				WHERE expires_at >= :from AND expires_at <= :now ORDER BY expires_at LIMIT :limit
+				FOR UPDATE SKIP LOCKED)) AND expires_at <= :now RETURNING expires_at)
+				SELECT COUNT(*), MAX(expires_at) FROM deleted
 				""");
+	}
+
+	@Override
+	public CleanupSql cleanup() {
+		return new CleanupSql.FromCursor(deleteExpired());
 	}
 
 	@Override

@@ -264,8 +264,13 @@ public abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlSt
 		return sql("DELETE FROM {table} " + BY_ID);
 	}
 
-	/** Deletes at most {@code :limit} records expired by {@code :now}. */
+	/** Deletes at most {@code :limit} records expired by {@code :now}, as {@link #cleanup} says. */
 	public abstract String deleteExpired();
+
+	/** How {@link #deleteExpired} is run and what it answers. */
+	public CleanupSql cleanup() {
+		return new CleanupSql.Counted(deleteExpired());
+	}
 
 	private static String owned(Fence fence) {
 		return " WHERE workflow = :workflow AND idempotency_key = :key AND owner = :owner" + fence.condition();

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Claims while the jdbc store's cleanup runs: fills the starter's table with ROWS expired
+# records (10,000,000 unless given), then measures the claim's p50 and p99 (the starter's
+# first delivery and duplicate, 4 threads, JMH sample time) in four phases, one JMH run
+# each, in this order:
+#   empty   no expired rows (what is left from an earlier run removed first)
+#   before  ROWS expired rows, no cleanup
+#   during  ROWS expired rows, the auto-configured cleanup running at its default pace
+#   after   the rest removed at full speed, the table vacuumed and analyzed
+# and prints one line per phase, the ratios during / before and before / empty (ROWS
+# against an empty table), and the rows the cleanup removed a second while it ran. The
+# servers are found as by run.sh (IDEMPOTENCY_TEST_POSTGRES_URL and
+# IDEMPOTENCY_TEST_MARIADB_URL, else the standard local addresses). Run it on an idle
+# machine.
+#
+#   benchmarks/cleanup.sh [ROWS] [postgresql|mariadb|both]
+#
+# THREADS (4), WARMUPS (2), ITERATIONS (5) and RUN_SECONDS (2, per iteration) change the
+# timing. The cleanup runs at the starter's defaults (docs/stores.md); CLEANUP passes other
+# settings to the benchmark's application, e.g.
+# CLEANUP="-Didempotency.jdbc.cleanup.duty-cycle=0.2 -Didempotency.jdbc.cleanup.batch-size=500".
+# JAVA_OPTS goes to the JMH runner (e.g. -Djmh.ignoreLock=true when another JMH run holds
+# /tmp/jmh.lock).
+set -euo pipefail
+
+rows="${1:-10000000}"
+which="${2:-both}"
+case "$which" in
+	both) databases="postgresql mariadb" ;;
+	postgresql | mariadb) databases="$which" ;;
+	*) echo "usage: $0 [rows] [postgresql|mariadb|both]" >&2; exit 2 ;;
+esac
+
+cd "$(dirname "$0")/.."
+./mvnw -q -B -pl benchmarks -am package dependency:build-classpath -DskipTests -Djapicmp.skip=true \
+	-Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime
+out=benchmarks/target/cleanup
+mkdir -p "$out"
+rm -rf "$out/classes" "$out"/*.json "$out"/*.log
+cp -r benchmarks/target/classes "$out/classes"
+classpath="$out/classes:$(cat benchmarks/target/classpath.txt)"
+java -cp "$classpath" io.github.idempotency.benchmarks.Servers
+
+for database in $databases; do
+	for phase in empty before during after; do
+		echo "$database $phase: $(date -u +%H:%M:%S)" >&2
+		java ${JAVA_OPTS:-} -cp "$classpath" org.openjdk.jmh.Main 'CleanupBenchmark\.starter(First|Duplicate)$' \
+			-p database="$database" -p phase="$phase" -p rows="$rows" \
+			-bm sample -tu us -t "${THREADS:-4}" -f 1 -wi "${WARMUPS:-2}" -w "${RUN_SECONDS:-2}s" \
+			-i "${ITERATIONS:-5}" -r "${RUN_SECONDS:-2}s" \
+			-jvmArgs "-Xms1g -Xmx1g -Djmh.shutdownTimeout=0 -Djmh.shutdownTimeout.step=0 ${CLEANUP:-}" \
+			-rf json -rff "$out/$database-$phase.json" >"$out/$database-$phase.log"
+	done
+done
+
+python3 - "$out" "$rows" $databases <<'PY'
+import json, os, re, sys
+out, rows, databases = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+phases = ['empty', 'before', 'during', 'after']
+def percentiles(database, phase):
+    result = {}
+    for r in json.load(open(os.path.join(out, f'{database}-{phase}.json'))):
+        p = r['primaryMetric']['scorePercentiles']
+        result[r['benchmark'].rsplit('.', 1)[1]] = (p['50.0'], p['99.0'])
+    return result
+print(f'{rows:,} expired rows, {os.environ.get("THREADS", "4")} threads, claim latency in µs')
+for database in databases:
+    found = {phase: percentiles(database, phase) for phase in phases}
+    for phase in phases:
+        cells = '  '.join(f'{name[7:].lower()} p50 {p50:8.0f} p99 {p99:8.0f}'
+                          for name, (p50, p99) in sorted(found[phase].items()))
+        print(f'{database:10} {phase:6}  {cells}')
+    for name in sorted(found['before']):
+        kind = name[7:].lower()
+        during = found['during'][name][1] / found['before'][name][1]
+        full = found['before'][name][1] / found['empty'][name][1]
+        print(f'{database:10} {kind:9} p99 during / before {during:.2f}   p99 {rows:,} rows / empty {full:.2f}')
+    for line in open(os.path.join(out, f'{database}-during.log')):
+        found = re.search(r'cleanup: \d+ rows.*', line)
+        if found:
+            print(f'{database:10} {found.group(0)}')
+PY
+echo "results: $out/"

@@ -1,0 +1,157 @@
+package io.github.idempotency.benchmarks;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+import io.github.idempotency.store.ExpiredRecordsCleaner;
+import io.github.idempotency.store.jdbc.CleanupPace;
+import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * The starter's claims (first delivery and duplicate, as in {@link JdbcBenchmark}) on a
+ * table that holds {@code rows} expired records of another workflow, in one {@code phase}
+ * of its cleanup: {@code empty} (none of them: the table of {@link JdbcBenchmark}),
+ * {@code before} (all of them, no cleanup), {@code during} (the auto-configured
+ * {@link ExpiredRecordsCleaner}, at its default pace, runs from the trial's start to its
+ * end; the rows it removed a second are printed as {@code cleanup: ...}), {@code after}
+ * (whatever is left removed at full speed, then the table vacuumed and analyzed). Phases
+ * {@code before} and {@code during} fill the table up to {@code rows} first (bulk
+ * inserts: {@code generate_series} on PostgreSQL, the sequence engine on MariaDB).
+ * {@code benchmarks/cleanup.sh} runs the phases in order and prints the percentiles.
+ */
+@State(Scope.Benchmark)
+public class CleanupBenchmark {
+
+	/** The workflow of the expired records. */
+	static final String EXPIRED = "cleanup-expired";
+
+	private static final int CHUNK = 1_000_000;
+
+	@Param({ "postgresql" })
+	public String database;
+
+	@Param({ "before" })
+	public String phase;
+
+	@Param({ "10000000" })
+	public int rows;
+
+	ConfigurableApplicationContext context;
+
+	PaymentHandler handler;
+
+	private JdbcClient jdbc;
+
+	private Thread cleanup;
+
+	private long expiredAtStart;
+
+	private long startNanos;
+
+	@Setup(Level.Trial)
+	public void start() throws InterruptedException {
+		Map<String, Object> properties = this.database.equals("mariadb")
+				? Map.of("spring.datasource.url", Servers.mariadb(), "idempotency.jdbc.initialize-schema", "always")
+				: StarterProperties.SERVERS;
+		this.context = BenchmarkContexts.starter("jdbc", properties);
+		this.handler = this.context.getBean(PaymentHandler.class);
+		DataSource dataSource = this.context.getBean(DataSource.class);
+		this.jdbc = JdbcClient.create(dataSource);
+		this.jdbc.sql("DELETE FROM idempotency_record WHERE workflow LIKE 'bench-%'").update();
+		switch (this.phase) {
+			case "empty", "after" -> {
+				JdbcIdempotencyStore store = new JdbcIdempotencyStore(dataSource, "idempotency_record",
+						java.time.Duration.ofSeconds(10), java.time.Clock.systemUTC());
+				log("removing the expired rows at full speed: " + store.deleteExpired(CleanupPace.unpaced(10_000)));
+			}
+			case "before", "during" -> fill();
+			default -> throw new IllegalArgumentException("Unknown phase " + this.phase);
+		}
+		ServersState.vacuum(this.jdbc, "idempotency_record");
+		for (String key : DuplicateKeys.all()) {
+			this.handler.charge(key);
+		}
+		if (this.phase.equals("during")) {
+			ExpiredRecordsCleaner cleaner = this.context.getBean(ExpiredRecordsCleaner.class);
+			this.expiredAtStart = expired();
+			this.startNanos = System.nanoTime();
+			this.cleanup = new Thread(cleaner::cleanUp, "benchmark-cleanup");
+			this.cleanup.start();
+		}
+	}
+
+	@Benchmark
+	public Receipt starterFirst(Keys keys) {
+		return this.handler.charge(keys.next());
+	}
+
+	@Benchmark
+	public Receipt starterDuplicate(DuplicateKeys keys) {
+		return this.handler.charge(keys.next());
+	}
+
+	@TearDown(Level.Trial)
+	public void stop() throws InterruptedException {
+		try {
+			if (this.cleanup != null) {
+				boolean finished = !this.cleanup.isAlive();
+				double seconds = (System.nanoTime() - this.startNanos) / 1e9;
+				this.cleanup.interrupt();
+				this.cleanup.join();
+				long removed = this.expiredAtStart - expired();
+				// the line benchmarks/cleanup.sh reads
+				System.out.println(String.format(Locale.ROOT, "cleanup: %d rows in %.1f s, %.0f rows/s%s", removed,
+						seconds, removed / seconds, finished ? " (finished before the trial's end: rows too few)" : ""));
+			}
+		}
+		finally {
+			this.context.close();
+		}
+	}
+
+	/** Adds expired rows until there are {@code rows}, a million a statement. */
+	private void fill() {
+		long missing = this.rows - expired();
+		String run = UUID.randomUUID().toString().substring(0, 8);
+		// expired a day ago, a millisecond apart, in key order
+		long base = System.currentTimeMillis() - 86_400_000L;
+		for (long done = 0; done < missing; done += CHUNK) {
+			long count = Math.min(CHUNK, missing - done);
+			String columns = "INSERT INTO idempotency_record (workflow, idempotency_key, status, owner, attempt, "
+					+ "lease_until, response, created_at, updated_at, expires_at) ";
+			String sql = this.database.equals("mariadb")
+					? columns + "SELECT '" + EXPIRED + "', CONCAT('" + run + "-', seq), 'COMPLETED', 'expired', 1, "
+							+ "0, '{\"id\":\"expired\"}', 0, 0, " + (base + done) + " + seq FROM seq_1_to_" + count
+					: columns + "SELECT '" + EXPIRED + "', '" + run + "-' || k, 'COMPLETED', 'expired', 1, 0, "
+							+ "'{\"id\":\"expired\"}', 0, 0, " + (base + done) + " + k FROM generate_series(1, "
+							+ count + ") k";
+			this.jdbc.sql(sql).update();
+			log("filled " + (done + count) + " of " + missing);
+		}
+	}
+
+	private long expired() {
+		return this.jdbc.sql("SELECT COUNT(*) FROM idempotency_record WHERE workflow = ?")
+			.param(EXPIRED)
+			.query(Long.class)
+			.single();
+	}
+
+	private static void log(String message) {
+		System.out.println("cleanup benchmark: " + message);
+	}
+
+}
