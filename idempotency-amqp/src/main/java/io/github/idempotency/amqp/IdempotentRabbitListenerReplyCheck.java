@@ -12,6 +12,7 @@ import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.MethodIntrospector;
+import org.springframework.core.MethodParameter;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.messaging.handler.annotation.SendTo;
@@ -66,7 +67,8 @@ public class IdempotentRabbitListenerReplyCheck implements BeanPostProcessor {
 	}
 
 	private static boolean returnsValue(Method method) {
-		Class<?> type = method.getReturnType();
+		// the Kotlin return type of a suspend fun (void for Unit), as Spring reads it
+		Class<?> type = new MethodParameter(method, -1).getParameterType();
 		return type != void.class && type != Void.class;
 	}
 
