@@ -46,7 +46,7 @@ public class IdempotentRabbitListenerReplyCheck implements BeanPostProcessor {
 			boolean handler = isHandler(method, targetClass);
 			if ((listener || handler) && returnsValue(method) && !hasReplyDestination(method, targetClass, handler)) {
 				logger.warn("@Idempotent @RabbitListener " + ClassUtils.getUserClass(targetClass).getName() + "."
-						+ method.getName() + " returns " + method.getReturnType().getSimpleName()
+						+ method.getName() + " returns " + new MethodParameter(method, -1).getParameterType().getSimpleName()
 						+ " but names no reply destination: Spring AMQP sends the returned value as a reply, and for a "
 						+ "message without a reply-to property that fails after the method ran (the starter's error "
 						+ "handler rejects it to the dead-letter exchange; another error handler requeues it, and every "

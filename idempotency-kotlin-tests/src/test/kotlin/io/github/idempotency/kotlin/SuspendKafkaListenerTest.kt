@@ -9,6 +9,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord
 import org.assertj.core.api.Assertions.assertThat
 import org.awaitility.Awaitility.await
 import org.junit.jupiter.api.AfterAll
+import org.junit.jupiter.api.Test
 import org.junit.jupiter.params.ParameterizedTest
 import org.junit.jupiter.params.provider.EnumSource
 import org.springframework.boot.SpringBootConfiguration
@@ -32,7 +33,7 @@ import java.util.concurrent.ConcurrentHashMap
  * processed record does not run it again, a retryable failure releases the key and the
  * error handler's redelivery runs it, a permanent failure is recorded and replayed.
  */
-@EmbeddedKafka(partitions = 1, topics = ["kotlin-memory", "kotlin-jdbc", "kotlin-redis"])
+@EmbeddedKafka(partitions = 1, topics = ["kotlin-memory", "kotlin-jdbc", "kotlin-redis", "kotlin-manual"])
 class SuspendKafkaListenerTest {
 
 	@ParameterizedTest
@@ -69,6 +70,28 @@ class SuspendKafkaListenerTest {
 		send(context, store, key)
 		await().atMost(TIMEOUT).until { outcomes(context, "failed") > replayed }
 		assertThat(probe(context).runs(key)).isEqualTo(1)
+	}
+
+	@Test
+	fun aSuspendListenerIsAcknowledgedBySpringKafkaUnderManualAcknowledgement() {
+		// asynchronous, as a Mono: Spring Kafka acknowledges it when it completes, so the
+		// starter does not ask it for an Acknowledgment (the start would fail)
+		SpringApplicationBuilder(Application::class.java)
+			.web(WebApplicationType.NONE)
+			.properties(*(Store.MEMORY.properties() + listOf("kotlin.topic=kotlin-manual",
+					"spring.kafka.listener.ack-mode=manual",
+					"spring.kafka.bootstrap-servers=" + EmbeddedKafkaCondition.getBroker()!!.brokersAsString,
+					"spring.kafka.consumer.auto-offset-reset=earliest")).toTypedArray())
+			.run()
+			.use { context ->
+				@Suppress("UNCHECKED_CAST")
+				val template = context.getBean(KafkaTemplate::class.java) as KafkaTemplate<String, String>
+				val key = key()
+				template.send("kotlin-manual", key, "100").get()
+				template.send("kotlin-manual", key, "100").get()
+				await().atMost(TIMEOUT).until { outcomes(context, "hit") >= 1.0 && probe(context).results[key] != null }
+				assertThat(probe(context).runs(key)).isEqualTo(1)
+			}
 	}
 
 	/** The listener, proxied by the idempotency advisor; open, so that it can be. */

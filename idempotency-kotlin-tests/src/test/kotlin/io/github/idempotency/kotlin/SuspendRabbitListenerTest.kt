@@ -1,6 +1,7 @@
 package io.github.idempotency.kotlin
 
 import io.github.idempotency.Idempotent
+import io.github.idempotency.amqp.IdempotentRabbitListenerReplyCheck
 import io.github.idempotency.metrics.IdempotencyMeters
 import io.github.idempotency.store.RecordStatus
 import io.github.idempotency.testservers.TestServers
@@ -9,17 +10,22 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import org.assertj.core.api.Assertions.assertThat
 import org.awaitility.Awaitility.await
 import org.junit.jupiter.api.AfterAll
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.extension.ExtendWith
 import org.junit.jupiter.params.ParameterizedTest
 import org.junit.jupiter.params.provider.EnumSource
 import org.springframework.amqp.core.Message
 import org.springframework.amqp.core.MessageBuilder
 import org.springframework.amqp.core.Queue
+import org.springframework.amqp.core.QueueBuilder
 import org.springframework.amqp.rabbit.annotation.RabbitListener
 import org.springframework.amqp.rabbit.core.RabbitTemplate
 import org.springframework.boot.SpringBootConfiguration
 import org.springframework.boot.WebApplicationType
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration
 import org.springframework.boot.builder.SpringApplicationBuilder
+import org.springframework.boot.test.system.CapturedOutput
+import org.springframework.boot.test.system.OutputCaptureExtension
 import org.springframework.context.ApplicationContext
 import org.springframework.context.ConfigurableApplicationContext
 import org.springframework.context.annotation.Bean
@@ -31,8 +37,9 @@ import java.util.concurrent.ConcurrentHashMap
  * `@Idempotent` on a `suspend fun` `@RabbitListener` (Spring AMQP calls it as a `Mono`, an
  * asynchronous result) on the test RabbitMQ, on each store: a redelivery of a processed
  * message does not run it again, a retryable failure releases the key and the requeued
- * message runs, a permanent failure is recorded and not run again.
+ * message runs, a permanent failure is recorded and its replay dead-lettered.
  */
+@ExtendWith(OutputCaptureExtension::class)
 class SuspendRabbitListenerTest {
 
 	@ParameterizedTest
@@ -60,15 +67,26 @@ class SuspendRabbitListenerTest {
 
 	@ParameterizedTest
 	@EnumSource(Store::class)
-	fun aPermanentFailureIsRecordedAndNotRunAgain(store: Store) {
+	fun aPermanentFailureIsRecordedAndItsReplayDeadLettered(store: Store) {
 		val context = context(store)
 		val key = "declined-" + key()
-		val replayed = outcomes(context, "failed")
 		send(context, key)
-		await().atMost(TIMEOUT).until { record(context, WORKFLOW, key)?.status() == RecordStatus.FAILED }
-		send(context, key)
-		await().atMost(TIMEOUT).until { outcomes(context, "failed") > replayed }
+		// run once (recorded), requeued as any failure, its redelivery a replayed failure: not
+		// retryable, rejected without requeue to the dead-letter queue, not requeued for ever
+		val deadLetter = context.getBean(RabbitTemplate::class.java)
+			.receive(context.getBean("kotlinQueue", Queue::class.java).name + ".dlq", TIMEOUT.toMillis())
+		assertThat(deadLetter).isNotNull
+		assertThat(deadLetter!!.messageProperties.getHeader<String>(KEY_HEADER)).isEqualTo(key)
+		assertThat(record(context, WORKFLOW, key)!!.status()).isEqualTo(RecordStatus.FAILED)
 		assertThat(probe(context).runs(key)).isEqualTo(1)
+	}
+
+	@Test
+	fun aUnitListenerIsNotWarnedAboutItsReply(output: CapturedOutput) {
+		IdempotentRabbitListenerReplyCheck().postProcessAfterInitialization(PaymentListener(Probe()), "listener")
+		IdempotentRabbitListenerReplyCheck().postProcessAfterInitialization(ReplyingListener(), "replying")
+		assertThat(output).doesNotContain("PaymentListener.onPayment returns")
+		assertThat(output).contains("ReplyingListener.onPayment returns String but names no reply destination")
 	}
 
 	/** The listener, proxied by the idempotency advisor; open, so that it can be. */
@@ -83,6 +101,15 @@ class SuspendRabbitListenerTest {
 
 	}
 
+	/** A listener returning a value without a reply destination: warned about. */
+	open class ReplyingListener {
+
+		@RabbitListener(queues = ["replies"])
+		@Idempotent(key = "#message.messageProperties.messageId", workflow = "kotlin-replying")
+		open suspend fun onPayment(message: Message): String = "receipt"
+
+	}
+
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
 	open class Application {
@@ -91,7 +118,13 @@ class SuspendRabbitListenerTest {
 		open fun probe() = Probe()
 
 		@Bean
-		open fun kotlinQueue() = Queue("kotlin-" + UUID.randomUUID(), false, false, true)
+		open fun kotlinQueue(): Queue = QueueBuilder.nonDurable("kotlin-$name").autoDelete()
+			.deadLetterExchange("").deadLetterRoutingKey("kotlin-$name.dlq").build()
+
+		@Bean
+		open fun kotlinDeadLetters(): Queue = QueueBuilder.nonDurable("kotlin-$name.dlq").autoDelete().build()
+
+		private val name = UUID.randomUUID().toString()
 
 		@Bean
 		open fun paymentListener(probe: Probe) = PaymentListener(probe)
