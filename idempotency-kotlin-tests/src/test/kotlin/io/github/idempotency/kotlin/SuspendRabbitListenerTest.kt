@@ -147,7 +147,7 @@ class SuspendRabbitListenerTest {
 		fun context(store: Store): ConfigurableApplicationContext = contexts.computeIfAbsent(store) {
 			SpringApplicationBuilder(Application::class.java)
 				.web(WebApplicationType.NONE)
-				.properties(*(store.properties() + "spring.rabbitmq.addresses=" + TestServers.rabbitMqUrl())
+				.properties(*(store.properties() + ("spring.rabbitmq.addresses=" + TestServers.rabbitMqUrl()))
 					.toTypedArray())
 				.run()
 		}
