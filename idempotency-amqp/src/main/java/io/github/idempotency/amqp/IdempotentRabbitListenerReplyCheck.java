@@ -12,6 +12,7 @@ import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.MethodIntrospector;
+import org.springframework.core.MethodParameter;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.messaging.handler.annotation.SendTo;
@@ -45,7 +46,7 @@ public class IdempotentRabbitListenerReplyCheck implements BeanPostProcessor {
 			boolean handler = isHandler(method, targetClass);
 			if ((listener || handler) && returnsValue(method) && !hasReplyDestination(method, targetClass, handler)) {
 				logger.warn("@Idempotent @RabbitListener " + ClassUtils.getUserClass(targetClass).getName() + "."
-						+ method.getName() + " returns " + method.getReturnType().getSimpleName()
+						+ method.getName() + " returns " + new MethodParameter(method, -1).getParameterType().getSimpleName()
 						+ " but names no reply destination: Spring AMQP sends the returned value as a reply, and for a "
 						+ "message without a reply-to property that fails after the method ran (the starter's error "
 						+ "handler rejects it to the dead-letter exchange; another error handler requeues it, and every "
@@ -66,7 +67,8 @@ public class IdempotentRabbitListenerReplyCheck implements BeanPostProcessor {
 	}
 
 	private static boolean returnsValue(Method method) {
-		Class<?> type = method.getReturnType();
+		// the Kotlin return type of a suspend fun (void for Unit), as Spring reads it
+		Class<?> type = new MethodParameter(method, -1).getParameterType();
 		return type != void.class && type != Void.class;
 	}
 

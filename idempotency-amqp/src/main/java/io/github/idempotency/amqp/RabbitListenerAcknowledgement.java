@@ -59,6 +59,11 @@ import org.springframework.util.StringUtils;
  * listener, fails the application's start, naming the method and what to add. The mode
  * is the listener's {@code ackMode}, else its container factory's
  * ({@code containerFactory}, else {@code rabbitListenerContainerFactory}).
+ * <p>
+ * A listener with an asynchronous result ({@code CompletableFuture}, {@code Mono}, a Kotlin
+ * {@code suspend fun}) that does not acknowledge by hand has its not-retryable failures
+ * marked to be rejected without requeue, which Spring AMQP, settling them itself, would
+ * otherwise requeue for ever.
  */
 public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, Ordered, SmartInitializingSingleton {
 
@@ -113,6 +118,10 @@ public class RabbitListenerAcknowledgement implements IdempotentMethodAdapter, O
 		// the ack mode may be the container factory's, read once every bean exists (the factory
 		// may need beans of the listener's own class)
 		this.listeners.add(new Listener(method, targetClass, listener, problem, adaptation));
+		if (adaptation == null && AsyncListenerRejection.isAsync(method) && StringUtils.hasText(annotation.key())) {
+			// Spring AMQP settles its failure itself, requeueing what is not marked as rejected
+			return AsyncListenerRejection.INSTANCE;
+		}
 		return adaptation;
 	}
 

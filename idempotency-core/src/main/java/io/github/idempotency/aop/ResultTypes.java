@@ -29,7 +29,8 @@ final class ResultTypes {
 
 	/**
 	 * The return type of {@code method} with the type variables that {@code targetClass}
-	 * binds resolved.
+	 * binds resolved; {@code Mono<T>} for a Kotlin {@code suspend fun} returning {@code T}
+	 * ({@link SuspendingFunctions}).
 	 * @param method the method, declared in {@code targetClass} or one of its supertypes
 	 * @param targetClass the class of the bean
 	 * @return a type without type variables
@@ -37,7 +38,7 @@ final class ResultTypes {
 	 * {@code targetClass} (a generic bean class, a generic method)
 	 */
 	static Type resolve(Method method, Class<?> targetClass) {
-		return resolve(method.getGenericReturnType(), targetClass);
+		return resolve(SuspendingFunctions.returnType(method), targetClass);
 	}
 
 	private static Type resolve(Type type, Class<?> targetClass) {

@@ -23,6 +23,7 @@ import io.github.idempotency.internal.RedeliveryRequested;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.kafka.annotation.KafkaHandler;
@@ -221,7 +222,9 @@ public class KafkaListenerAcknowledgement implements IdempotentMethodAdapter, Or
 
 	private static boolean isAsync(Method method) {
 		Class<?> type = method.getReturnType();
-		return Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)
+		// a suspend fun: Spring Kafka calls it as a Mono
+		return KotlinDetector.isSuspendingFunction(method) || Future.class.isAssignableFrom(type)
+				|| CompletionStage.class.isAssignableFrom(type)
 				|| type.getName().equals("reactor.core.publisher.Mono");
 	}
 

@@ -18,13 +18,18 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * On WebFlux, a retry that waits for a run in progress holds no thread: with one scheduler
- * thread, 50 retries of one slow run wait on timers, the run's completion is not queued
- * behind them, and every one of them gets its answer.
+ * On WebFlux with a blocking store (jdbc on H2), a retry that waits for a run in progress
+ * holds no thread: with one scheduler thread, 50 retries of one slow run wait on timers, the
+ * run's completion is not queued behind them, and every one of them gets its answer. (A
+ * non-blocking store holds no thread at all.)
  */
 @SpringBootTest(classes = ReactiveWebTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { ReactiveWebTestApplication.REACTIVE, "idempotency.backend=memory",
-				"idempotency.web.reactive.scheduler-threads=1", PrincipalScopeTest.EXCLUDE })
+		properties = { ReactiveWebTestApplication.REACTIVE, "idempotency.backend=jdbc",
+				"idempotency.jdbc.initialize-schema=always",
+				"spring.datasource.url=jdbc:h2:mem:waiters-hold-no-thread;DB_CLOSE_DELAY=-1",
+				"idempotency.web.reactive.scheduler-threads=1",
+				"spring.autoconfigure.exclude=org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration,"
+						+ "org.springframework.boot.data.jpa.autoconfigure.DataJpaRepositoriesAutoConfiguration" })
 class WaitersHoldNoThreadWebTest {
 
 	@LocalServerPort
