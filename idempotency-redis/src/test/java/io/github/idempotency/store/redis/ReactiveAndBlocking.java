@@ -133,6 +133,29 @@ final class ReactiveAndBlocking {
 		assertThat(block(batch.get(0).acquiredHandle().complete("new"))).isTrue();
 	}
 
+	/**
+	 * A server that lost the scripts ({@code SCRIPT FLUSH}, a restart, a failover) gets them
+	 * again: {@code EVAL} after {@code NOSCRIPT}, for one key and for a batch.
+	 */
+	static void assertScriptsLoadedAgain(LettuceConnectionFactory factory, MutableClock clock, String workflow) {
+		ReactiveRedisIdempotencyStore reactive = new ReactiveRedisIdempotencyStore(factory, PREFIX, clock);
+		List<ReactiveClaimResult> claimed = block(
+				reactive.claimAll(List.of(request(workflow, "x", "owner-1"), request(workflow, "y", "owner-1"))));
+		flushScripts(factory);
+		assertThat(block(claimed.get(0).acquiredHandle().renew())).isTrue();
+		flushScripts(factory);
+		assertThat(block(reactive.completeAll(claimed.stream().map(ReactiveClaimResult::acquiredHandle).toList(),
+				List.of("X", "Y"))))
+			.containsExactly(true, true);
+	}
+
+	/** {@code SCRIPT FLUSH}, on every master of a cluster (Lettuce's cluster API sends it to all). */
+	private static void flushScripts(LettuceConnectionFactory factory) {
+		try (var connection = factory.getConnection()) {
+			connection.scriptingCommands().scriptFlush();
+		}
+	}
+
 	private static ClaimRequest request(String workflow, String key, String owner) {
 		return new ClaimRequest(new RecordId(workflow, key), owner, null, LEASE, RETENTION);
 	}

@@ -46,6 +46,11 @@ class ReactiveRedisClusterIdempotencyStoreTest extends ReactiveIdempotencyStoreC
 	}
 
 	@Test
+	void scriptsThatTheServerLostAreSentAgain() {
+		ReactiveAndBlocking.assertScriptsLoadedAgain(connectionFactory, this.clock, this.workflow);
+	}
+
+	@Test
 	void aRecordOfLayout0IsReadAndClaimed() {
 		ReactiveAndBlocking.assertLayout0(connectionFactory, this.clock, this.workflow);
 	}
