@@ -10,8 +10,9 @@ import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.ReadFirst;
 
 /**
- * The claim of a batch (the calls and the answers of its steps are {@link BatchSteps}'s), in up to three steps, each one script call per cluster hash slot
- * (one call on a single node), all calls of a step sent before any answer is awaited:
+ * The claim of a batch, in up to three steps (their calls and answers are
+ * {@link BatchSteps}'s), each one script call per cluster hash slot (one call on a single
+ * node), all calls of a step sent before any answer is awaited:
  * <ol>
  * <li>When the workflow reads first ({@link ReadFirst}: by default while most of its
  * recent batch elements were answered from records), {@code read.lua} (an {@code MGET}):

@@ -76,7 +76,8 @@ final class ReactiveRedisAccess {
 		return withConnection((connection) -> eval(connection, script, new byte[][] { key }, arguments))
 			.map((reply) -> {
 				if (reply.size() != 1) {
-					throw new IllegalStateException("A Redis script answered " + reply.size() + " replies for one key");
+					throw new IllegalStateException(
+							"A Redis script answered " + reply.size() + " replies for one key");
 				}
 				return reply.get(0);
 			});
@@ -120,8 +121,8 @@ final class ReactiveRedisAccess {
 	 * @return the script's array, its bulk strings as bytes, a number alone as an array of
 	 * one
 	 */
-	private static Mono<List<@Nullable Object>> eval(ReactiveRedisConnection connection, RedisScript<?> script, byte[][] keys,
-			byte[][] arguments) {
+	private static Mono<List<@Nullable Object>> eval(ReactiveRedisConnection connection, RedisScript<?> script,
+			byte[][] keys, byte[][] arguments) {
 		ByteBuffer[] keysAndArguments = new ByteBuffer[keys.length + arguments.length];
 		for (int i = 0; i < keys.length; i++) {
 			keysAndArguments[i] = ByteBuffer.wrap(keys[i]);

@@ -17,8 +17,8 @@ import org.springframework.data.redis.core.types.Expiration;
 import org.springframework.util.Assert;
 
 /**
- * The claim of one key (the answers every claim shares are {@link ClaimAnswer}'s). First one native command,
- * {@code SET key record NX GET PX lease+retention} (Redis 7.0 or later): it writes the new
+ * The claim of one key (the answers every claim shares are {@link ClaimAnswer}'s). First
+ * one native command, {@code SET key record NX GET PX lease+retention} (Redis 7.0 or later): it writes the new
  * record when the key is free, and otherwise answers the record found, from which the
  * claim decides on the client ({@link ClaimRules#decide}) a duplicate, a failure, a
  * mismatch or a live claim, with no script. Only what needs a conditional write goes on to
