@@ -39,7 +39,7 @@ final class Completions {
 	}
 
 	/** Completes or fails one claim: one call of {@code finish.lua}, then the wait if any. */
-	boolean finish(RedisClaim claim, RecordStatus status, @Nullable String response, @Nullable String errorType,
+	boolean finish(ClaimState claim, RecordStatus status, @Nullable String response, @Nullable String errorType,
 			@Nullable String errorMessage) {
 		RecordId id = claim.request().id();
 		List<String> keys = List.of(this.access.key(id));
@@ -48,14 +48,14 @@ final class Completions {
 		args.add(String.valueOf(now));
 		args.addAll(Arrays.asList(claim.finishArguments(now, status, response, errorType, errorMessage)));
 		if (!this.replicaWait.isOn()) {
-			return isFinished(this.access.run(RedisScripts.FINISH, keys.get(0), args.toArray()));
+			return ClaimState.isFinished(this.access.run(RedisScripts.FINISH, keys.get(0), args.toArray()));
 		}
 		Boolean finished = this.access.redis.execute(new SessionCallback<>() {
 			@Override
 			@SuppressWarnings("unchecked")
 			public Boolean execute(RedisOperations operations) throws DataAccessException {
 				// the session binds one connection: WAIT counts the writes made on it
-				boolean owned = isFinished((List<?>) operations.execute(RedisScripts.FINISH, RedisAccess.ARGUMENTS,
+				boolean owned = ClaimState.isFinished((List<?>) operations.execute(RedisScripts.FINISH, RedisAccess.ARGUMENTS,
 						RedisAccess.RESULT, keys, args.toArray()));
 				if (owned) {
 					Completions.this.replicaWait.await(operations, id.toString());
@@ -77,7 +77,7 @@ final class Completions {
 		long now = this.access.now();
 		List<SlotGroupedScript.Call> calls = new ArrayList<>(handles.size());
 		for (int i = 0; i < handles.size(); i++) {
-			RedisClaim claim = (RedisClaim) handles.get(i);
+			ClaimState claim = ((RedisClaim) handles.get(i)).state;
 			calls.add(new SlotGroupedScript.Call(claim.key,
 					claim.finishArguments(now, RecordStatus.COMPLETED, responses.get(i), null, null)));
 		}
@@ -93,7 +93,7 @@ final class Completions {
 		}
 		List<Boolean> completed = new ArrayList<>(handles.size());
 		for (Object reply : replies.replies) {
-			completed.add(reply instanceof Long finished && finished == 1L);
+			completed.add(ClaimState.isOne(reply));
 		}
 		if (replies.failure() != null) {
 			throw replies.failure();
@@ -102,10 +102,6 @@ final class Completions {
 			this.replicaWait.report(acknowledged.get(), handles.size() + " records of a batch");
 		}
 		return completed;
-	}
-
-	private static boolean isFinished(@Nullable List<?> reply) {
-		return reply != null && reply.size() == 1 && Long.valueOf(1L).equals(reply.get(0));
 	}
 
 }

@@ -85,8 +85,12 @@ final class LegacyFallbacks {
 		return startsWith(error, "WRONGTYPE");
 	}
 
-	/** Whether Redis refused {@code SET ... NX GET}, as servers before 7.0 do. */
-	private static boolean refusesSetNxGet(Object error) {
+	/**
+	 * Whether Redis refused {@code SET ... NX GET}, as servers before 7.0 do.
+	 * @param error a failure, or an error text
+	 * @return {@code true} for {@code ERR syntax error}
+	 */
+	static boolean refusesSetNxGet(Object error) {
 		return startsWith(error, "ERR syntax error");
 	}
 
@@ -112,6 +116,16 @@ final class LegacyFallbacks {
 	static @Nullable IdempotencyRecord readLayout0(StringRedisTemplate redis, RecordId id, String key) {
 		Map<String, String> fields = new HashMap<>();
 		redis.<String, String>opsForHash().entries(key).forEach(fields::put);
+		return layout0(id, fields);
+	}
+
+	/**
+	 * A record of layout 0 from its hash's fields.
+	 * @param id the record's id
+	 * @param fields the fields of its hash
+	 * @return the record, or {@code null} when there are none (the key holds nothing)
+	 */
+	static @Nullable IdempotencyRecord layout0(RecordId id, Map<String, String> fields) {
 		if (fields.isEmpty()) {
 			return null;
 		}

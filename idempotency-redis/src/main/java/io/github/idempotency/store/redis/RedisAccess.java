@@ -13,6 +13,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.data.redis.serializer.RedisSerializer;
+import org.springframework.util.Assert;
 
 /**
  * What every piece of the store reaches Redis with: the connections, a template on them,
@@ -67,7 +68,28 @@ final class RedisAccess {
 	 * @return {@code <prefix>:{<workflow length>:<workflow>:<key>}}
 	 */
 	String key(RecordId id) {
-		return this.keyPrefix + ":{" + id.workflow().length() + ":" + id.workflow() + ":" + id.key() + "}";
+		return key(this.keyPrefix, id);
+	}
+
+	/**
+	 * The Redis key of a record, the same for every store of this package.
+	 * @param keyPrefix the store's prefix
+	 * @param id the record
+	 * @return {@code <prefix>:{<workflow length>:<workflow>:<key>}}
+	 */
+	static String key(String keyPrefix, RecordId id) {
+		return keyPrefix + ":{" + id.workflow().length() + ":" + id.workflow() + ":" + id.key() + "}";
+	}
+
+	/**
+	 * Checks a key prefix: not empty, and without braces, which would move the cluster hash
+	 * tag.
+	 * @param keyPrefix the prefix
+	 */
+	static void checkKeyPrefix(String keyPrefix) {
+		Assert.hasText(keyPrefix, "'keyPrefix' must not be empty");
+		Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
+				"'keyPrefix' must not contain braces: they would move the cluster hash tag");
 	}
 
 	/** The key of a record in UTF-8. */

@@ -68,9 +68,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 	 * @param clock the time leases and retention are measured on
 	 */
 	public RedisIdempotencyStore(RedisConnectionFactory connectionFactory, String keyPrefix, Clock clock) {
-		Assert.hasText(keyPrefix, "'keyPrefix' must not be empty");
-		Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
-				"'keyPrefix' must not contain braces: they would move the cluster hash tag");
+		RedisAccess.checkKeyPrefix(keyPrefix);
 		this.access = new RedisAccess(connectionFactory, keyPrefix, clock);
 		LegacyFallbacks legacy = new LegacyFallbacks();
 		this.completions = new Completions(this.access, this.replicaWait);

@@ -5,13 +5,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import org.jspecify.annotations.Nullable;
+import java.util.Objects;
 
-import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
 import io.github.idempotency.store.ClaimRules;
-import io.github.idempotency.store.IdempotencyRecord;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.SetCondition;
 import org.springframework.data.redis.core.RedisCallback;
@@ -19,8 +17,8 @@ import org.springframework.data.redis.core.types.Expiration;
 import org.springframework.util.Assert;
 
 /**
- * The claim of one key, and the answers every claim shares. First one native command,
- * {@code SET key record NX GET PX lease+retention} (Redis 7.0 or later): it writes the new
+ * The claim of one key (the answers every claim shares are {@link ClaimAnswer}'s). First
+ * one native command, {@code SET key record NX GET PX lease+retention} (Redis 7.0 or later): it writes the new
  * record when the key is free, and otherwise answers the record found, from which the
  * claim decides on the client ({@link ClaimRules#decide}) a duplicate, a failure, a
  * mismatch or a live claim, with no script. Only what needs a conditional write goes on to
@@ -47,16 +45,13 @@ final class SingleClaim {
 		if (this.legacy.claimsByScriptOnly()) {
 			return byScript(request, now);
 		}
-		Instant at = Instant.ofEpochMilli(now);
-		IdempotencyRecord fresh = ClaimRules.claimed(null, request, at);
-		byte[] key = this.access.keyBytes(request.id());
-		byte[] ownerToken = RecordToken.of(request.owner());
-		byte[] value = CompactRecord.encode(fresh, ownerToken);
-		Expiration ttl = Expiration.milliseconds(request.leaseTtl().toMillis() + request.retention().toMillis());
+		ClaimState fresh = ClaimState.fresh(request, this.access.keyBytes(request.id()), now);
+		byte[] value = Objects.requireNonNull(fresh.written());
+		Expiration ttl = Expiration.milliseconds(fresh.timeToLive());
 		byte[] found;
 		try {
 			found = this.access.redis.execute((RedisCallback<byte[]>) (connection) -> connection.stringCommands()
-				.setGet(key, value, SetCondition.ifAbsent(), ttl));
+				.setGet(fresh.key, value, SetCondition.ifAbsent(), ttl));
 		}
 		catch (DataAccessException ex) {
 			if (this.legacy.leavesClaimToScript(ex)) {
@@ -65,75 +60,31 @@ final class SingleClaim {
 			throw ex;
 		}
 		if (found == null) {
-			return ClaimResult.acquired(fresh, new RedisClaim(this.completions, request, fresh, value, key, ownerToken));
+			return result(ClaimAnswer.acquired(fresh));
 		}
-		ClaimResult answered = answered(request, found, at);
-		return (answered != null) ? answered : byScript(request, now);
+		ClaimAnswer answered = ClaimAnswer.found(request, found, Instant.ofEpochMilli(now));
+		return (answered != null) ? result(answered) : byScript(request, now);
 	}
 
 	/** A claim by {@code claim.lua} alone. */
 	private ClaimResult byScript(ClaimRequest request, long now) {
 		List<Object> args = new ArrayList<>(5);
 		args.add(String.valueOf(now));
-		args.addAll(Arrays.asList(scriptArguments(request)));
+		args.addAll(Arrays.asList(ClaimAnswer.scriptArguments(request)));
 		List<?> replies = this.access.run(RedisScripts.CLAIM, this.access.key(request.id()), args.toArray());
 		Assert.state(replies != null && replies.size() == 1, "The claim script answered nothing");
-		return claimed(request, (List<?>) replies.get(0), now);
+		return result(ClaimAnswer.scripted(request, (List<?>) replies.get(0), now, this.access.keyBytes(request.id())));
 	}
 
 	/**
-	 * The answer a record found for a claim gives: a duplicate, a failure, a mismatch or a
-	 * live claim; {@code null} when the record is over or its lease ran out, which only the
-	 * claim script may replace, atomically.
-	 * @param request the claim
-	 * @param value the record found (layout 1)
-	 * @param at now
-	 * @return the answer, or {@code null} for the claim script
-	 */
-	static @Nullable ClaimResult answered(ClaimRequest request, byte[] value, Instant at) {
-		IdempotencyRecord existing = CompactRecord.decode(request.id(), value);
-		ClaimOutcome outcome = ClaimRules.decide(existing, request.fingerprint(), at);
-		return (outcome != ClaimOutcome.ACQUIRED) ? ClaimResult.of(outcome, existing) : null;
-	}
-
-	/**
-	 * The answer of {@code claim.lua} for one key: {@code { outcome }} for a new record (the
-	 * rules say every field of it), else {@code { outcome, record }}.
-	 * @param request the claim
-	 * @param reply the key's reply
-	 * @param now the time sent to the script
+	 * The result of an answer, an acquired claim with this store's handle.
+	 * @param answer the answer
 	 * @return the claim's result
 	 */
-	ClaimResult claimed(ClaimRequest request, List<?> reply, long now) {
-		Assert.state(!reply.isEmpty(), "The claim script answered nothing");
-		ClaimOutcome outcome = ClaimOutcome.valueOf(RedisAccess.text(reply.get(0)));
-		// a new record: the script wrote exactly what the rules say, and sent nothing back
-		IdempotencyRecord record = (reply.size() == 1) ? ClaimRules.claimed(null, request, Instant.ofEpochMilli(now))
-				: CompactRecord.decode(request.id(), (byte[]) reply.get(1));
-		if (outcome != ClaimOutcome.ACQUIRED) {
-			return ClaimResult.of(outcome, record);
-		}
-		// a takeover answers the value it wrote; a new record's value is not known here
-		return ClaimResult.acquired(record, acquired(request, record, (reply.size() == 1) ? null : (byte[]) reply.get(1),
-				this.access.keyBytes(request.id()), RecordToken.of(request.owner())));
-	}
-
-	/** The handle of a record this store claimed. */
-	RedisClaim acquired(ClaimRequest request, IdempotencyRecord record, byte @Nullable [] written, byte[] key,
-			byte[] ownerToken) {
-		return new RedisClaim(this.completions, request, record, written, key, ownerToken);
-	}
-
-	/**
-	 * The arguments of {@code claim.lua} for one key: owner and fingerprint tokens
-	 * ({@code ''} for no fingerprint), lease and retention in milliseconds.
-	 * @param request the claim
-	 * @return the arguments
-	 */
-	static byte[][] scriptArguments(ClaimRequest request) {
-		return new byte[][] { RecordToken.of(request.owner()),
-				(request.fingerprint() != null) ? RecordToken.of(request.fingerprint()) : new byte[0],
-				RedisAccess.number(request.leaseTtl().toMillis()), RedisAccess.number(request.retention().toMillis()) };
+	ClaimResult result(ClaimAnswer answer) {
+		ClaimState acquired = answer.acquired();
+		return (acquired != null) ? ClaimResult.acquired(answer.record(), new RedisClaim(this.completions, acquired))
+				: ClaimResult.of(answer.outcome(), answer.record());
 	}
 
 }

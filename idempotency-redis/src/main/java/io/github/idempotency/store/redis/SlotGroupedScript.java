@@ -47,6 +47,11 @@ final class SlotGroupedScript {
 		this.script = script;
 	}
 
+	/** The script, for {@link ReactiveRedisAccess}, which groups the calls as this class does. */
+	RedisScript<?> script() {
+		return this.script;
+	}
+
 	/**
 	 * Runs the script on every key of {@code calls}.
 	 * @param connectionFactory the connections
@@ -110,7 +115,7 @@ final class SlotGroupedScript {
 	 * The positions of the calls, grouped by hash slot on a cluster (in their order within
 	 * each group), else all in one group.
 	 */
-	private static List<int[]> groups(List<Call> calls, boolean cluster) {
+	static List<int[]> groups(List<Call> calls, boolean cluster) {
 		if (!cluster) {
 			return List.of(IntStream.range(0, calls.size()).toArray());
 		}
@@ -121,7 +126,7 @@ final class SlotGroupedScript {
 		return slots.values().stream().map((group) -> group.stream().mapToInt(Integer::intValue).toArray()).toList();
 	}
 
-	private static byte[][] keys(List<Call> calls, int[] group) {
+	static byte[][] keys(List<Call> calls, int[] group) {
 		byte[][] keys = new byte[group.length][];
 		for (int i = 0; i < group.length; i++) {
 			keys[i] = calls.get(group[i]).key();
@@ -129,7 +134,7 @@ final class SlotGroupedScript {
 		return keys;
 	}
 
-	private static byte[][] arguments(List<?> leading, List<Call> calls, int[] group) {
+	static byte[][] arguments(List<?> leading, List<Call> calls, int[] group) {
 		int count = leading.size();
 		for (int i : group) {
 			count += calls.get(i).arguments().length;
