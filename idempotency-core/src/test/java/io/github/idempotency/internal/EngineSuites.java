@@ -4,7 +4,10 @@ import java.time.Clock;
 
 import org.junit.jupiter.api.Nested;
 
+import org.jspecify.annotations.Nullable;
+
 import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.ReactiveIdempotencyStore;
 
 /**
  * Every suite of the engine on one store: a store module runs them all on its server by
@@ -19,6 +22,17 @@ public abstract class EngineSuites {
 	 * @return the store
 	 */
 	protected abstract IdempotencyStore store(Clock clock);
+
+	/**
+	 * The store's own non-blocking side, on the same records as {@link #store(Clock)}, or
+	 * {@code null} (the default): the non-blocking suite then runs the blocking store's steps
+	 * on a scheduler.
+	 * @param clock the store's clock
+	 * @return the store, or {@code null}
+	 */
+	protected @Nullable ReactiveIdempotencyStore reactiveStore(Clock clock) {
+		return null;
+	}
 
 	@Nested
 	class Protocol extends ProtocolBehaviourSuite {
@@ -42,6 +56,11 @@ public abstract class EngineSuites {
 		@Override
 		protected boolean nonBlocking() {
 			return true;
+		}
+
+		@Override
+		protected @Nullable ReactiveIdempotencyStore reactiveStore(Clock clock) {
+			return EngineSuites.this.reactiveStore(clock);
 		}
 
 	}

@@ -77,11 +77,56 @@ public abstract class ProtocolBehaviourSuite {
 	}
 
 	/**
-	 * The non-blocking side of the store under test, over {@code store} (which counts the
-	 * claims): by default the store's steps as tasks of a scheduler.
+	 * The non-blocking side of the store under test, on the same records as
+	 * {@link #store(Clock)}, reading time from {@code clock}; {@code null} (the default) for
+	 * the blocking store's steps as tasks of a scheduler.
 	 */
-	protected ReactiveIdempotencyStore reactiveStore(IdempotencyStore store) {
-		return ReactiveIdempotencyStore.of(store, Schedulers.boundedElastic());
+	protected @Nullable ReactiveIdempotencyStore reactiveStore(Clock clock) {
+		return null;
+	}
+
+	/** The claims made through a store's own non-blocking side. */
+	private final AtomicInteger reactiveClaims = new AtomicInteger();
+
+	/** The non-blocking store, its claims counted. */
+	private ReactiveIdempotencyStore counted(ReactiveIdempotencyStore store) {
+		AtomicInteger claims = this.reactiveClaims;
+		return new ReactiveIdempotencyStore() {
+
+			@Override
+			public reactor.core.publisher.Mono<io.github.idempotency.store.ReactiveClaimResult> claim(
+					ClaimRequest request) {
+				return store.claim(request).doOnSubscribe((subscription) -> claims.incrementAndGet());
+			}
+
+			@Override
+			public reactor.core.publisher.Mono<List<io.github.idempotency.store.ReactiveClaimResult>> claimAll(
+					List<ClaimRequest> requests) {
+				return store.claimAll(requests).doOnSubscribe((subscription) -> claims.incrementAndGet());
+			}
+
+			@Override
+			public reactor.core.publisher.Mono<List<Boolean>> completeAll(
+					List<io.github.idempotency.store.ReactiveClaimHandle> handles, List<@Nullable String> responses) {
+				return store.completeAll(handles, responses);
+			}
+
+			@Override
+			public reactor.core.publisher.Mono<IdempotencyRecord> find(RecordId id) {
+				return store.find(id);
+			}
+
+			@Override
+			public reactor.core.publisher.Mono<Boolean> delete(RecordId id) {
+				return store.delete(id);
+			}
+
+			@Override
+			public String backend() {
+				return store.backend();
+			}
+
+		};
 	}
 
 	@AfterEach
@@ -100,7 +145,9 @@ public abstract class ProtocolBehaviourSuite {
 				.waitTimeout(Duration.ofSeconds(30))
 				.build());
 		if (nonBlocking()) {
-			engine.reactiveStore(reactiveStore(this.store));
+			ReactiveIdempotencyStore reactive = reactiveStore(this.clock);
+			engine.reactiveStore((reactive != null) ? counted(reactive)
+					: ReactiveIdempotencyStore.of(this.store, Schedulers.boundedElastic()));
 		}
 		this.engine = engine.build();
 		return shape.prepare(this.engine, this.workflow, Receipt.class, onInProgress,
@@ -294,7 +341,7 @@ public abstract class ProtocolBehaviourSuite {
 	}
 
 	private int claims() {
-		return this.store.calls("claim") + this.store.calls("claimAll");
+		return this.store.calls("claim") + this.store.calls("claimAll") + this.reactiveClaims.get();
 	}
 
 	private RecordStatus status(String key) {

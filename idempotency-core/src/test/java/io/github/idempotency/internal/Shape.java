@@ -82,17 +82,8 @@ public enum Shape {
 		@Override
 		public @Nullable Object call(IdempotencyEngine engine, IdempotentOperation operation, String key,
 				@Nullable Object payload, Supplier<@Nullable Object> body) throws Throwable {
-			CompletableFuture<?> result = (CompletableFuture<?>) engine.execute(operation, key, payload, () -> {
-				try {
-					Object value = body.get();
-					return CompletableFuture.supplyAsync(() -> value);
-				}
-				catch (RuntimeException ex) {
-					return CompletableFuture.supplyAsync(() -> {
-						throw ex;
-					});
-				}
-			});
+			CompletableFuture<?> result = (CompletableFuture<?>) engine.execute(operation, key, payload,
+					() -> offloaded(body));
 			try {
 				return result.get(30, TimeUnit.SECONDS);
 			}
@@ -115,16 +106,8 @@ public enum Shape {
 		@Override
 		public @Nullable Object call(IdempotencyEngine engine, IdempotentOperation operation, String key,
 				@Nullable Object payload, Supplier<@Nullable Object> body) throws Throwable {
-			Mono<?> result = (Mono<?>) engine.execute(operation, key, payload, () -> {
-				try {
-					Object value = body.get();
-					return (value != null) ? Mono.just(value).publishOn(Schedulers.boundedElastic())
-							: Mono.empty().publishOn(Schedulers.boundedElastic());
-				}
-				catch (RuntimeException ex) {
-					return Mono.error(ex).publishOn(Schedulers.boundedElastic());
-				}
-			});
+			Mono<?> result = (Mono<?>) engine.execute(operation, key, payload,
+					() -> Mono.fromFuture(offloaded(body)).publishOn(Schedulers.boundedElastic()));
 			try {
 				return result.toFuture().get(30, TimeUnit.SECONDS);
 			}
@@ -134,6 +117,35 @@ public enum Shape {
 		}
 
 	};
+
+	/**
+	 * An asynchronous shape's body, run on a thread of its own with the run's
+	 * {@code IdempotencyContext} bound there, as an application's asynchronous method hands
+	 * its work to a thread that may block: on a non-blocking store the engine calls the
+	 * method on the thread the claim's answer arrived on (a store client's event loop),
+	 * where a body that calls a blocking store could not wait.
+	 */
+	private static CompletableFuture<@Nullable Object> offloaded(Supplier<@Nullable Object> body) {
+		Execution execution = (Execution) io.github.idempotency.IdempotencyContext.find().orElse(null);
+		return CompletableFuture.supplyAsync(() -> {
+			io.github.idempotency.IdempotencyContext previous = (execution != null) ? execution.bind() : null;
+			try {
+				return body.get();
+			}
+			finally {
+				if (execution != null) {
+					execution.unbind(previous);
+				}
+			}
+		}, BODIES);
+	}
+
+	private static final java.util.concurrent.Executor BODIES = java.util.concurrent.Executors
+		.newCachedThreadPool((task) -> {
+			Thread thread = new Thread(task, "shape-body");
+			thread.setDaemon(true);
+			return thread;
+		});
 
 	/**
 	 * How a batch's body says which element failed, as Spring Kafka's

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 
 import io.github.idempotency.internal.EngineSuites;
 import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.ReactiveIdempotencyStore;
 import io.github.idempotency.testservers.RedisConnections;
 import io.github.idempotency.testservers.TestServers;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -26,9 +27,17 @@ class RedisClusterEngineTest extends EngineSuites {
 		connections.destroy();
 	}
 
+	/** The current test's key prefix, which the non-blocking store shares. */
+	private final String prefix = "idempotency-test-" + UUID.randomUUID();
+
 	@Override
 	protected IdempotencyStore store(Clock clock) {
-		return new RedisIdempotencyStore(connections, "idempotency-test-" + UUID.randomUUID(), clock);
+		return new RedisIdempotencyStore(connections, this.prefix, clock);
+	}
+
+	@Override
+	protected ReactiveIdempotencyStore reactiveStore(Clock clock) {
+		return new ReactiveRedisIdempotencyStore(connections, this.prefix, clock);
 	}
 
 }
