@@ -20,6 +20,7 @@ import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.ReadFirst;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.jdbc.JdbcInserts.Insertion;
+import io.github.idempotency.store.sql.BatchClaimSql;
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DataAccessException;
 

@@ -11,6 +11,8 @@ import org.jspecify.annotations.Nullable;
 import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.sql.BatchCompletionSql;
+import io.github.idempotency.store.sql.Fence;
 
 /**
  * The batch completion: the claims of one batch completed in one round trip and one

@@ -16,6 +16,8 @@ import io.github.idempotency.store.ClaimRules;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.ReadFirst;
 import io.github.idempotency.store.RecordStatus;
+import io.github.idempotency.store.sql.ClaimSql;
+import io.github.idempotency.store.sql.Fence;
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;

@@ -18,6 +18,7 @@ import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.ReadFirst;
 import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.sql.SqlStatements;
 import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;

@@ -9,6 +9,9 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.sql.BatchClaimSql;
+import io.github.idempotency.store.sql.ClaimSql;
+import io.github.idempotency.store.sql.SqlStatements;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.support.SqlArrayValue;

@@ -6,6 +6,7 @@ import java.time.Instant;
 
 import javax.sql.DataSource;
 
+import io.github.idempotency.store.sql.SqlStatements;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;

@@ -13,6 +13,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
+import io.github.idempotency.store.sql.SqlStatements;
 import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;

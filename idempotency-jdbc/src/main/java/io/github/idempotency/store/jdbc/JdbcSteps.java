@@ -14,6 +14,10 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.RecordId;
+import io.github.idempotency.store.sql.BatchCompletionSql;
+import io.github.idempotency.store.sql.Fence;
+import io.github.idempotency.store.sql.LockWaits;
+import io.github.idempotency.store.sql.SqlStatements;
 import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;

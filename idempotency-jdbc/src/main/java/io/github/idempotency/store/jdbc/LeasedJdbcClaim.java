@@ -4,6 +4,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimRequest;
+import io.github.idempotency.store.sql.Fence;
 
 /**
  * A claim made outside any transaction on the store's data source, held by its lease:

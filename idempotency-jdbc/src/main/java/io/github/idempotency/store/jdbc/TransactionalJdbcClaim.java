@@ -6,6 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimRequest;
+import io.github.idempotency.store.sql.Fence;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 

@@ -1,4 +1,4 @@
-package io.github.idempotency.store.jdbc;
+package io.github.idempotency.store.sql;
 
 import java.time.Duration;
 import java.util.List;
@@ -17,30 +17,33 @@ import java.util.function.IntFunction;
  * epoch milliseconds (the store's clock, never the database's), texts are strings and
  * the array parameters of {@link BatchClaimSql.OverArrays} and
  * {@link BatchCompletionSql.OverArrays} are arrays of text or of 64-bit integers. Nothing
- * here depends on how a statement is run.
+ * here depends on how a statement is run: the {@code jdbc} store runs them with JDBC, the
+ * {@code r2dbc} store with R2DBC, each expanding the names as its driver wants them.
+ * <p>
+ * For store implementations: the SQL the relational stores share, not an application's API.
  */
-abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatements, H2Statements {
+public abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatements, H2Statements {
 
 	/** The columns of a record but its id (workflow and key), in the order the store reads them. */
-	static final String FIELDS = "status, fingerprint, owner, attempt, lease_until, recovery_point, response, "
+	public static final String FIELDS = "status, fingerprint, owner, attempt, lease_until, recovery_point, response, "
 			+ "error_type, error_message, created_at, updated_at, expires_at";
 
 	/** Every column of a record, its id first. */
-	static final String COLUMNS = "workflow, idempotency_key, " + FIELDS;
+	public static final String COLUMNS = "workflow, idempotency_key, " + FIELDS;
 
 	/** The parameters of a record's values, one per column of {@link #COLUMNS}, in its order. */
-	static final List<String> RECORD_PARAMETERS = List.of("workflow", "key", "status", "fingerprint", "owner",
+	public static final List<String> RECORD_PARAMETERS = List.of("workflow", "key", "status", "fingerprint", "owner",
 			"attempt", "leaseUntil", "recoveryPoint", "response", "errorType", "errorMessage", "createdAt", "updatedAt",
 			"expiresAt");
 
 	/** {@link #RECORD_PARAMETERS} as the statements write them. */
-	static final String PARAMETERS = ":" + String.join(", :", RECORD_PARAMETERS);
+	public static final String PARAMETERS = ":" + String.join(", :", RECORD_PARAMETERS);
 
 	/** The parameters of {@link #select} and {@link #selectFinished}, in order. */
-	static final List<String> ID_PARAMETERS = List.of("workflow", "key");
+	public static final List<String> ID_PARAMETERS = List.of("workflow", "key");
 
 	/** The parameters of {@link #complete}, in order. */
-	static final List<String> COMPLETION_PARAMETERS = List.of("workflow", "key", "owner", "response", "now",
+	public static final List<String> COMPLETION_PARAMETERS = List.of("workflow", "key", "owner", "response", "now",
 			"expiresAt");
 
 	/**
@@ -70,7 +73,7 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 	 * @param lockTimeout how long a claim waits for a row another transaction holds
 	 * @throws IllegalStateException for a database the store does not support
 	 */
-	static SqlStatements of(String product, String table, Duration lockTimeout) {
+	public static SqlStatements of(String product, String table, Duration lockTimeout) {
 		String name = product.toLowerCase(Locale.ROOT);
 		if (name.contains("postgres")) {
 			return new PostgreSqlStatements(table, lockTimeout);
@@ -84,12 +87,12 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 		if (name.contains("h2")) {
 			return new H2Statements(table, lockTimeout);
 		}
-		throw new IllegalStateException("The jdbc idempotency store supports PostgreSQL, MariaDB, MySQL and H2, not "
+		throw new IllegalStateException("The relational idempotency stores support PostgreSQL, MariaDB, MySQL and H2, not "
 				+ product);
 	}
 
 	/** How long a claim waits for a row another transaction holds. */
-	final Duration lockTimeout() {
+	public final Duration lockTimeout() {
 		return this.lockTimeout;
 	}
 
@@ -97,7 +100,7 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 	 * A statement written as a text block, on one line, with {@code {table}},
 	 * {@code {columns}}, {@code {fields}} and {@code {parameters}} filled in.
 	 */
-	final String sql(String template) {
+	public final String sql(String template) {
 		return template.strip()
 			.replaceAll("\\s*\\n\\s*", " ")
 			.replaceAll(" {2,}", " ")
@@ -111,16 +114,16 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 	// ---- capabilities
 
 	/** How a single claim inserts and reads its row. */
-	abstract ClaimSql claim();
+	public abstract ClaimSql claim();
 
 	/** How a batch of claims is claimed. */
-	abstract BatchClaimSql batchClaim();
+	public abstract BatchClaimSql batchClaim();
 
 	/** How a batch of claims is completed. */
-	abstract BatchCompletionSql batchCompletion();
+	public abstract BatchCompletionSql batchCompletion();
 
 	/** How a statement's wait for a row another transaction holds is bounded. */
-	LockWaits lockWaits() {
+	public LockWaits lockWaits() {
 		return new LockWaits.ByQueryTimeout();
 	}
 
@@ -128,7 +131,7 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 	 * Whether an error, by its SQL state and vendor code, means that another transaction
 	 * holds the row (a lock wait given up, a lock refused, a deadlock lost).
 	 */
-	abstract boolean isLockFailure(String sqlState, int errorCode);
+	public abstract boolean isLockFailure(String sqlState, int errorCode);
 
 	// ---- claims
 
@@ -137,13 +140,13 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 	 * lock timeout, that inserts nothing, or fails with a duplicate key, when the row
 	 * exists; it answers an update count.
 	 */
-	abstract String insert();
+	public abstract String insert();
 
 	/**
 	 * The {@link #insert} for a claim that joins the caller's transaction: it leaves that
 	 * transaction's settings as they were.
 	 */
-	InsertSql insertInTransaction() {
+	public InsertSql insertInTransaction() {
 		return new InsertSql(insert(), false);
 	}
 
@@ -154,7 +157,7 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 	 * exists; the parameters of row {@code i} are {@link #RECORD_PARAMETERS} suffixed with
 	 * {@code i}.
 	 */
-	final IntFunction<String> insertAll() {
+	public final IntFunction<String> insertAll() {
 		String insert = insert();
 		String into = insert.substring(0, insert.lastIndexOf("VALUES (") + 7);
 		return (rows) -> {
@@ -175,7 +178,7 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 	 * {@link #COLUMNS}; the parameters of row {@code i} are {@code workflow}{@code i} and
 	 * {@code key}{@code i}.
 	 */
-	final IntFunction<String> selectAll() {
+	public final IntFunction<String> selectAll() {
 		String select = sql("SELECT {columns} FROM {table} WHERE (workflow, idempotency_key) IN (");
 		return (rows) -> {
 			StringBuilder sql = new StringBuilder(select);
@@ -187,7 +190,7 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 	}
 
 	/** Overwrites a locked row with a takeover ({@link #RECORD_PARAMETERS}). */
-	final String takeOver() {
+	public final String takeOver() {
 		return sql("""
 				UPDATE {table} SET status = :status, fingerprint = :fingerprint, owner = :owner, attempt = :attempt,
 				lease_until = :leaseUntil, recovery_point = :recoveryPoint, response = NULL, error_type = NULL,
@@ -198,22 +201,22 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 	// ---- reads
 
 	/** The {@link #FIELDS} of a record ({@link #ID_PARAMETERS}). */
-	final String select() {
+	public final String select() {
 		return sql("SELECT {fields} FROM {table} " + BY_ID);
 	}
 
 	/** What answers a duplicate of a finished record: status, fingerprint, response, expiry. */
-	final String selectFinished() {
+	public final String selectFinished() {
 		return sql("SELECT status, fingerprint, response, expires_at FROM {table} " + BY_ID);
 	}
 
 	/** A read of the {@link #COLUMNS} of the latest committed row, whatever the transaction's snapshot. */
-	String selectCommitted() {
+	public String selectCommitted() {
 		return sql("SELECT {columns} FROM {table} " + BY_ID);
 	}
 
 	/** A read of the {@link #COLUMNS} that locks the row, failing at once when another transaction holds it. */
-	final String selectForUpdate() {
+	public final String selectForUpdate() {
 		return sql("SELECT {columns} FROM {table} " + BY_ID + " FOR UPDATE NOWAIT");
 	}
 
@@ -223,7 +226,7 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 	 * Completes a claim ({@link #COMPLETION_PARAMETERS}); a {@code fence} that bounds the
 	 * statement's lock waits may follow.
 	 */
-	final String complete(Fence fence) {
+	public final String complete(Fence fence) {
 		return sql("""
 				UPDATE {table} SET status = 'COMPLETED', response = :response, error_type = NULL,
 				error_message = NULL, updated_at = :now,
@@ -231,7 +234,7 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 	}
 
 	/** Fails a claim: {@code errorType}, {@code errorMessage}, {@code now}, {@code expiresAt} and its id and owner. */
-	final String fail(Fence fence) {
+	public final String fail(Fence fence) {
 		return sql("""
 				UPDATE {table} SET status = 'FAILED', response = NULL, error_type = :errorType,
 				error_message = :errorMessage, updated_at = :now,
@@ -239,7 +242,7 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 	}
 
 	/** Deletes a claim's record: its id and owner. */
-	final String release(Fence fence) {
+	public final String release(Fence fence) {
 		return sql("DELETE FROM {table}" + owned(fence));
 	}
 
@@ -247,7 +250,7 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 	 * Extends a claim's lease: {@code leaseUntil}, {@code now}, {@code recoveryPoint} (kept
 	 * when {@code NULL}), {@code expiresAt} and its id and owner.
 	 */
-	final String extend(Fence fence) {
+	public final String extend(Fence fence) {
 		return sql("""
 				UPDATE {table} SET lease_until = :leaseUntil, updated_at = :now,
 				recovery_point = COALESCE(:recoveryPoint, recovery_point),
@@ -257,12 +260,12 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 	// ---- cleanup
 
 	/** Deletes a record ({@link #ID_PARAMETERS}). */
-	final String delete() {
+	public final String delete() {
 		return sql("DELETE FROM {table} " + BY_ID);
 	}
 
 	/** Deletes at most {@code :limit} records expired by {@code :now}. */
-	abstract String deleteExpired();
+	public abstract String deleteExpired();
 
 	private static String owned(Fence fence) {
 		return " WHERE workflow = :workflow AND idempotency_key = :key AND owner = :owner" + fence.condition();
@@ -274,7 +277,7 @@ abstract sealed class SqlStatements permits PostgreSqlStatements, MySqlStatement
 	 * @param countsInARow whether it answers one row whose first column counts the rows it
 	 * inserted, rather than an update count
 	 */
-	record InsertSql(String sql, boolean countsInARow) {
+	public record InsertSql(String sql, boolean countsInARow) {
 	}
 
 }

@@ -1,4 +1,4 @@
-package io.github.idempotency.store.jdbc;
+package io.github.idempotency.store.sql;
 
 import java.time.Duration;
 
@@ -16,32 +16,32 @@ final class H2Statements extends SqlStatements {
 	}
 
 	@Override
-	String insert() {
+	public String insert() {
 		return sql("INSERT INTO {table} ({columns}) VALUES ({parameters})");
 	}
 
 	@Override
-	ClaimSql claim() {
+	public ClaimSql claim() {
 		return new ClaimSql.InsertThenRead();
 	}
 
 	@Override
-	BatchClaimSql batchClaim() {
+	public BatchClaimSql batchClaim() {
 		return new BatchClaimSql.ReadThenInsert(selectAll(), insertAll());
 	}
 
 	@Override
-	BatchCompletionSql batchCompletion() {
+	public BatchCompletionSql batchCompletion() {
 		return new BatchCompletionSql.OneByOne();
 	}
 
 	@Override
-	String deleteExpired() {
+	public String deleteExpired() {
 		return sql("DELETE FROM {table} WHERE expires_at <= :now FETCH FIRST :limit ROWS ONLY");
 	}
 
 	@Override
-	boolean isLockFailure(String sqlState, int errorCode) {
+	public boolean isLockFailure(String sqlState, int errorCode) {
 		return errorCode == 50200;
 	}
 

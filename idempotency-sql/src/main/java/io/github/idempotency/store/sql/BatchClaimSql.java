@@ -1,4 +1,4 @@
-package io.github.idempotency.store.jdbc;
+package io.github.idempotency.store.sql;
 
 import java.util.function.IntFunction;
 
@@ -6,13 +6,13 @@ import java.util.function.IntFunction;
  * How a database claims a batch of records. Whatever the way, what the batch statements
  * cannot decide is claimed again on its own, by the single claim.
  */
-abstract sealed class BatchClaimSql {
+public abstract sealed class BatchClaimSql {
 
 	/**
 	 * One read of the rows that exist and one insert of all the others, all or nothing
 	 * (a duplicate key inserts none), each naming its rows.
 	 */
-	static final class ReadThenInsert extends BatchClaimSql {
+	public static final class ReadThenInsert extends BatchClaimSql {
 
 		private final IntFunction<String> selectAll;
 
@@ -27,11 +27,13 @@ abstract sealed class BatchClaimSql {
 			this.insertAll = insertAll;
 		}
 
-		IntFunction<String> selectAll() {
+		/** @return the {@code selectAll} given to the constructor */
+		public IntFunction<String> selectAll() {
 			return this.selectAll;
 		}
 
-		IntFunction<String> insertAll() {
+		/** @return the {@code insertAll} given to the constructor */
+		public IntFunction<String> insertAll() {
 			return this.insertAll;
 		}
 
@@ -44,7 +46,7 @@ abstract sealed class BatchClaimSql {
 	 * transaction, where those locks would last until it ends, and for a workflow that
 	 * reads first, {@link #otherwise}.
 	 */
-	static final class Upsert extends BatchClaimSql {
+	public static final class Upsert extends BatchClaimSql {
 
 		private final IntFunction<String> upsertAll;
 
@@ -60,11 +62,13 @@ abstract sealed class BatchClaimSql {
 			this.otherwise = otherwise;
 		}
 
-		IntFunction<String> upsertAll() {
+		/** @return the {@code upsertAll} given to the constructor */
+		public IntFunction<String> upsertAll() {
 			return this.upsertAll;
 		}
 
-		ReadThenInsert otherwise() {
+		/** @return the {@code otherwise} given to the constructor */
+		public ReadThenInsert otherwise() {
 			return this.otherwise;
 		}
 
@@ -75,7 +79,7 @@ abstract sealed class BatchClaimSql {
 	 * {@code keys}, {@code fingerprints}, {@code owners} (text), {@code leaseUntils},
 	 * {@code expiresAts} (64-bit integers), and the scalars {@code status} and {@code now}.
 	 */
-	static final class OverArrays extends BatchClaimSql {
+	public static final class OverArrays extends BatchClaimSql {
 
 		private final String claimAll;
 
@@ -112,23 +116,28 @@ abstract sealed class BatchClaimSql {
 			this.readAll = readAll;
 		}
 
-		String claimAll() {
+		/** @return the {@code claimAll} given to the constructor */
+		public String claimAll() {
 			return this.claimAll;
 		}
 
-		String claimAllInTransaction() {
+		/** @return the {@code claimAllInTransaction} given to the constructor */
+		public String claimAllInTransaction() {
 			return this.claimAllInTransaction;
 		}
 
-		String insertFirst() {
+		/** @return the {@code insertFirst} given to the constructor */
+		public String insertFirst() {
 			return this.insertFirst;
 		}
 
-		String insertFirstInTransaction() {
+		/** @return the {@code insertFirstInTransaction} given to the constructor */
+		public String insertFirstInTransaction() {
 			return this.insertFirstInTransaction;
 		}
 
-		String readAll() {
+		/** @return the {@code readAll} given to the constructor */
+		public String readAll() {
 			return this.readAll;
 		}
 

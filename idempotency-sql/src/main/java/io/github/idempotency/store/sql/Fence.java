@@ -1,11 +1,11 @@
-package io.github.idempotency.store.jdbc;
+package io.github.idempotency.store.sql;
 
 /**
  * Which rows a claim's step may change: a claim held by its lease only while its record
  * is still {@code IN_PROGRESS}; a claim held by the caller's transaction its row whatever
  * its status (no other run can change it before the transaction ends).
  */
-enum Fence {
+public enum Fence {
 
 	LEASE(" AND status = 'IN_PROGRESS'"), TRANSACTION("");
 
@@ -16,7 +16,7 @@ enum Fence {
 	}
 
 	/** The condition a step's row meets besides its id and owner, starting with {@code AND}, or empty. */
-	String condition() {
+	public String condition() {
 		return this.condition;
 	}
 

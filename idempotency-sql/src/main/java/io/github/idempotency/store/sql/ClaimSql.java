@@ -1,4 +1,4 @@
-package io.github.idempotency.store.jdbc;
+package io.github.idempotency.store.sql;
 
 /**
  * How a database claims one record: every database has the plain
@@ -11,10 +11,10 @@ package io.github.idempotency.store.jdbc;
  * record, or the existing one — or no row at all when the insert found a row that the
  * statement's snapshot does not show (one committed while the insert waited for it).
  */
-abstract sealed class ClaimSql {
+public abstract sealed class ClaimSql {
 
 	/** The insert, and a read of the row in a statement of its own when it found one. */
-	static final class InsertThenRead extends ClaimSql {
+	public static final class InsertThenRead extends ClaimSql {
 	}
 
 	/**
@@ -22,7 +22,7 @@ abstract sealed class ClaimSql {
 	 * statement only); inside the caller's transaction, where that lock would last until
 	 * the transaction ends, the insert then the read.
 	 */
-	static final class UpsertOutsideTransaction extends ClaimSql {
+	public static final class UpsertOutsideTransaction extends ClaimSql {
 
 		private final String claim;
 
@@ -31,7 +31,8 @@ abstract sealed class ClaimSql {
 			this.claim = claim;
 		}
 
-		String claim() {
+		/** @return the {@code claim} given to the constructor */
+		public String claim() {
 			return this.claim;
 		}
 
@@ -40,10 +41,10 @@ abstract sealed class ClaimSql {
 	/**
 	 * One statement that reads the row and inserts only when it found none, outside and
 	 * inside the caller's transaction; for a key most likely new (see
-	 * {@link io.github.idempotency.store.ReadFirst}) the plain insert is cheaper, the row
+	 * {@code ReadFirst}) the plain insert is cheaper, the row
 	 * read only when it exists.
 	 */
-	static final class ReadOrInsert extends ClaimSql {
+	public static final class ReadOrInsert extends ClaimSql {
 
 		private final String claim;
 
@@ -60,11 +61,13 @@ abstract sealed class ClaimSql {
 			this.claimInTransaction = claimInTransaction;
 		}
 
-		String claim() {
+		/** @return the {@code claim} given to the constructor */
+		public String claim() {
 			return this.claim;
 		}
 
-		String claimInTransaction() {
+		/** @return the {@code claimInTransaction} given to the constructor */
+		public String claimInTransaction() {
 			return this.claimInTransaction;
 		}
 

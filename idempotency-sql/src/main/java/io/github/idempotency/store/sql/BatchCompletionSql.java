@@ -1,14 +1,14 @@
-package io.github.idempotency.store.jdbc;
+package io.github.idempotency.store.sql;
 
 import java.util.function.BiFunction;
 
 /**
  * How a database completes a batch of claims in one round trip.
  */
-abstract sealed class BatchCompletionSql {
+public abstract sealed class BatchCompletionSql {
 
 	/** The single completions ({@link SqlStatements#complete}), sent together, each counted. */
-	static final class OneByOne extends BatchCompletionSql {
+	public static final class OneByOne extends BatchCompletionSql {
 	}
 
 	/**
@@ -17,7 +17,7 @@ abstract sealed class BatchCompletionSql {
 	 * {@code response} and {@code expiresAt} suffixed with {@code i}, and the scalar
 	 * {@code now}.
 	 */
-	static final class Counted extends BatchCompletionSql {
+	public static final class Counted extends BatchCompletionSql {
 
 		private final BiFunction<Fence, Integer, String> completeAll;
 
@@ -26,7 +26,8 @@ abstract sealed class BatchCompletionSql {
 			this.completeAll = completeAll;
 		}
 
-		BiFunction<Fence, Integer, String> completeAll() {
+		/** @return the {@code completeAll} given to the constructor */
+		public BiFunction<Fence, Integer, String> completeAll() {
 			return this.completeAll;
 		}
 
@@ -38,7 +39,7 @@ abstract sealed class BatchCompletionSql {
 	 * the scalar {@code now}; it answers the {@code position} (from 1) of each record it
 	 * completed.
 	 */
-	static final class OverArrays extends BatchCompletionSql {
+	public static final class OverArrays extends BatchCompletionSql {
 
 		private final String leased;
 
@@ -58,15 +59,18 @@ abstract sealed class BatchCompletionSql {
 			this.inTransaction = inTransaction;
 		}
 
-		String leased() {
+		/** @return the {@code leased} given to the constructor */
+		public String leased() {
 			return this.leased;
 		}
 
-		String leasedBoundingItsWaits() {
+		/** @return the {@code leasedBoundingItsWaits} given to the constructor */
+		public String leasedBoundingItsWaits() {
 			return this.leasedBoundingItsWaits;
 		}
 
-		String inTransaction() {
+		/** @return the {@code inTransaction} given to the constructor */
+		public String inTransaction() {
 			return this.inTransaction;
 		}
 

@@ -1,4 +1,4 @@
-package io.github.idempotency.store.jdbc;
+package io.github.idempotency.store.sql;
 
 import java.time.Duration;
 import java.util.function.IntFunction;
@@ -21,21 +21,21 @@ final class MariaDbStatements extends MySqlStatements {
 	}
 
 	@Override
-	String insert() {
+	public String insert() {
 		return "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(1, lockTimeout().toSeconds()) + " FOR "
 				+ super.insert();
 	}
 
 	/** The owner is unique to a claim: the row carries it only when this statement inserted it. */
 	@Override
-	ClaimSql claim() {
+	public ClaimSql claim() {
 		return new ClaimSql.UpsertOutsideTransaction(
 				insert() + " ON DUPLICATE KEY UPDATE workflow = workflow RETURNING owner = :owner AS claimed, " + COLUMNS);
 	}
 
 	/** As the single claim: a no-op update of each row found answers it as committed. */
 	@Override
-	BatchClaimSql batchClaim() {
+	public BatchClaimSql batchClaim() {
 		IntFunction<String> insertAll = insertAll();
 		return new BatchClaimSql.Upsert(
 				(rows) -> insertAll.apply(rows) + " ON DUPLICATE KEY UPDATE workflow = workflow RETURNING " + COLUMNS,
@@ -48,7 +48,7 @@ final class MariaDbStatements extends MySqlStatements {
 	 * lock rows of other batches and deadlock with them).
 	 */
 	@Override
-	BatchCompletionSql batchCompletion() {
+	public BatchCompletionSql batchCompletion() {
 		String update = sql("""
 				) u STRAIGHT_JOIN {table} t FORCE INDEX (PRIMARY) ON t.workflow = u.workflow
 				AND t.idempotency_key = u.idempotency_key SET t.status = 'COMPLETED', t.response = u.response,

@@ -1,21 +1,21 @@
-package io.github.idempotency.store.jdbc;
+package io.github.idempotency.store.sql;
 
 /**
  * How the wait of a step (a completion, a failure, a release, an extension, a cleanup) for
  * a row another transaction holds is bounded by the lock timeout. The claims' own
  * statements bound their waits themselves, as their database can.
  */
-abstract sealed class LockWaits {
+public abstract sealed class LockWaits {
 
 	/** By a query timeout of the lock timeout, set on the statement by its executor. */
-	static final class ByQueryTimeout extends LockWaits {
+	public static final class ByQueryTimeout extends LockWaits {
 	}
 
 	/**
 	 * As {@link ByQueryTimeout}, but for a leased completion that is a transaction of its
 	 * own, which bounds its wait in its own statement, a setting that ends with it.
 	 */
-	static final class InStatement extends LockWaits {
+	public static final class InStatement extends LockWaits {
 
 		private final String completeLeased;
 
@@ -24,7 +24,8 @@ abstract sealed class LockWaits {
 			this.completeLeased = completeLeased;
 		}
 
-		String completeLeased() {
+		/** @return the {@code completeLeased} given to the constructor */
+		public String completeLeased() {
 			return this.completeLeased;
 		}
 

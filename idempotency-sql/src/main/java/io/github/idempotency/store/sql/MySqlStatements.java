@@ -1,4 +1,4 @@
-package io.github.idempotency.store.jdbc;
+package io.github.idempotency.store.sql;
 
 import java.time.Duration;
 
@@ -18,38 +18,38 @@ sealed class MySqlStatements extends SqlStatements permits MariaDbStatements {
 	}
 
 	@Override
-	String insert() {
+	public String insert() {
 		return sql("INSERT INTO {table} ({columns}) VALUES ({parameters})");
 	}
 
 	@Override
-	ClaimSql claim() {
+	public ClaimSql claim() {
 		return new ClaimSql.InsertThenRead();
 	}
 
 	@Override
-	BatchClaimSql batchClaim() {
+	public BatchClaimSql batchClaim() {
 		return new BatchClaimSql.ReadThenInsert(selectAll(), insertAll());
 	}
 
 	@Override
-	BatchCompletionSql batchCompletion() {
+	public BatchCompletionSql batchCompletion() {
 		return new BatchCompletionSql.OneByOne();
 	}
 
 	/** A locking read: InnoDB answers it from the latest committed row, not the snapshot. */
 	@Override
-	final String selectCommitted() {
+	public final String selectCommitted() {
 		return super.selectCommitted() + " LOCK IN SHARE MODE";
 	}
 
 	@Override
-	final String deleteExpired() {
+	public final String deleteExpired() {
 		return sql("DELETE FROM {table} WHERE expires_at <= :now LIMIT :limit");
 	}
 
 	@Override
-	final boolean isLockFailure(String sqlState, int errorCode) {
+	public final boolean isLockFailure(String sqlState, int errorCode) {
 		return errorCode == 1205 || errorCode == 3572 || errorCode == 1213;
 	}
 

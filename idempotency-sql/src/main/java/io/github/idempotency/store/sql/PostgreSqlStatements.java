@@ -1,4 +1,4 @@
-package io.github.idempotency.store.jdbc;
+package io.github.idempotency.store.sql;
 
 import java.time.Duration;
 
@@ -93,7 +93,7 @@ final class PostgreSqlStatements extends SqlStatements {
 	}
 
 	@Override
-	String insert() {
+	public String insert() {
 		return pg("""
 				INSERT INTO {table} ({columns}) SELECT {parameters} WHERE {bound}
 				ON CONFLICT (workflow, idempotency_key) DO NOTHING
@@ -102,7 +102,7 @@ final class PostgreSqlStatements extends SqlStatements {
 
 	/** One round trip: the restoring {@code set_config} runs once the count of the inserted rows is known. */
 	@Override
-	InsertSql insertInTransaction() {
+	public InsertSql insertInTransaction() {
 		return new InsertSql(pg("""
 				WITH {bounded}, inserted AS (INSERT INTO {table} ({columns}) SELECT {parameters} FROM bounded
 				ON CONFLICT (workflow, idempotency_key) DO NOTHING RETURNING 1)
@@ -117,7 +117,7 @@ final class PostgreSqlStatements extends SqlStatements {
 	 * the restoring {@code set_config} is evaluated on the outer join's one output row.
 	 */
 	@Override
-	ClaimSql claim() {
+	public ClaimSql claim() {
 		String inserted = """
 				inserted AS (INSERT INTO {table} ({columns}) SELECT {parameters} %s WHERE NOT EXISTS (SELECT 1 FROM existing)
 				%s ON CONFLICT (workflow, idempotency_key) DO NOTHING RETURNING {columns})
@@ -133,7 +133,7 @@ final class PostgreSqlStatements extends SqlStatements {
 	 * evaluated on the one row of an aggregate over everything inserted, so once every row is.
 	 */
 	@Override
-	BatchClaimSql batchClaim() {
+	public BatchClaimSql batchClaim() {
 		String inserted = "inserted AS (" + NEW_ROWS + " FROM input i%s WHERE %s NOT EXISTS (SELECT 1 FROM existing e "
 				+ "WHERE e.position = i.position) " + IN_ORDER + ")";
 		return new BatchClaimSql.OverArrays(
@@ -156,7 +156,7 @@ final class PostgreSqlStatements extends SqlStatements {
 	}
 
 	@Override
-	BatchCompletionSql batchCompletion() {
+	public BatchCompletionSql batchCompletion() {
 		return new BatchCompletionSql.OverArrays(completeAll(Fence.LEASE.condition()),
 				completeAll(Fence.LEASE.condition() + " AND {bound}"), completeAll(Fence.TRANSACTION.condition()));
 	}
@@ -167,7 +167,7 @@ final class PostgreSqlStatements extends SqlStatements {
 
 	/** A completion that is a transaction of its own bounds its lock wait in its own statement. */
 	@Override
-	LockWaits lockWaits() {
+	public LockWaits lockWaits() {
 		return new LockWaits.InStatement(pg(complete(Fence.LEASE) + " AND {bound}"));
 	}
 
@@ -176,7 +176,7 @@ final class PostgreSqlStatements extends SqlStatements {
 	 * re-checked against its new version only by the conditions on the deleted table itself.
 	 */
 	@Override
-	String deleteExpired() {
+	public String deleteExpired() {
 		return sql("""
 				DELETE FROM {table} WHERE (workflow, idempotency_key) IN (SELECT workflow, idempotency_key
 				FROM {table} WHERE expires_at <= :now LIMIT :limit) AND expires_at <= :now
@@ -184,7 +184,7 @@ final class PostgreSqlStatements extends SqlStatements {
 	}
 
 	@Override
-	boolean isLockFailure(String sqlState, int errorCode) {
+	public boolean isLockFailure(String sqlState, int errorCode) {
 		return "55P03".equals(sqlState);
 	}
 
