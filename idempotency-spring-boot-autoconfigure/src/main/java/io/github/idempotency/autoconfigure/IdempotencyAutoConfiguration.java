@@ -47,6 +47,8 @@ import org.springframework.core.io.ResourceLoader;
 		"org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
 		"org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
 		"org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+		"org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration",
+		"org.springframework.boot.r2dbc.autoconfigure.R2dbcTransactionManagerAutoConfiguration",
 		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
@@ -54,7 +56,7 @@ import org.springframework.core.io.ResourceLoader;
 		"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
 @ConditionalOnBooleanProperty(name = "idempotency.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(IdempotencyProperties.class)
-@Import({ JdbcStoreConfiguration.class, RedisStoreConfiguration.class, HybridStoreConfiguration.class, MemoryStoreConfiguration.class })
+@Import({ JdbcStoreConfiguration.class, R2dbcStoreConfiguration.class, RedisStoreConfiguration.class, HybridStoreConfiguration.class, MemoryStoreConfiguration.class })
 public final class IdempotencyAutoConfiguration {
 
 	@Bean

@@ -8,6 +8,12 @@ public enum IdempotencyBackend {
 	/** One database table through the application's {@code DataSource}. */
 	JDBC,
 
+	/**
+	 * The jdbc store's table through the application's R2DBC {@code ConnectionFactory},
+	 * non-blocking (PostgreSQL, MariaDB).
+	 */
+	R2DBC,
+
 	/** One Redis string per record through the application's {@code RedisConnectionFactory}. */
 	REDIS,
 

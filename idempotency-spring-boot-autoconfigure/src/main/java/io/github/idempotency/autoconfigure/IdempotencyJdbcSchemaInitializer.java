@@ -1,14 +1,10 @@
 package io.github.idempotency.autoconfigure;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
@@ -16,7 +12,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.jdbc.DatabaseDriver;
 import org.springframework.boot.jdbc.init.PropertiesBasedDataSourceScriptDatabaseInitializer;
-import org.springframework.core.io.ByteArrayResource;
 import org.springframework.core.io.Resource;
 
 /**
@@ -39,12 +34,7 @@ public class IdempotencyJdbcSchemaInitializer
 	/**
 	 * The table the shipped schema files create.
 	 */
-	static final String SHIPPED_TABLE = "idempotency_record";
-
-	/**
-	 * The shipped files' names: the table, and its index when followed by {@code _expires_at}.
-	 */
-	private static final Pattern SHIPPED_NAMES = Pattern.compile("\\b" + SHIPPED_TABLE + "(_expires_at)?\\b");
+	static final String SHIPPED_TABLE = ShippedSchemaScripts.SHIPPED_TABLE;
 
 	/**
 	 * The table the shipped scripts are to create when it is not theirs; else null.
@@ -68,23 +58,11 @@ public class IdempotencyJdbcSchemaInitializer
 		Charset encoding = (scripts.getEncoding() != null) ? scripts.getEncoding() : StandardCharsets.UTF_8;
 		List<Resource> renamed = new ArrayList<>();
 		for (Resource script : scripts) {
-			renamed.add(renamed(script, table, encoding));
+			renamed.add(ShippedSchemaScripts.renamed(script, table, encoding));
 		}
 		super.runScripts(new Scripts(renamed).continueOnError(scripts.isContinueOnError())
 			.separator(scripts.getSeparator())
 			.encoding(encoding));
-	}
-
-	private static Resource renamed(Resource script, String table, Charset encoding) {
-		String index = table.substring(table.lastIndexOf('.') + 1) + "_expires_at";
-		try {
-			String sql = SHIPPED_NAMES.matcher(script.getContentAsString(encoding))
-				.replaceAll((name) -> Matcher.quoteReplacement((name.group(1) != null) ? index : table));
-			return new ByteArrayResource(sql.getBytes(encoding), script.getDescription() + " for table " + table);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Cannot read " + script.getDescription(), ex);
-		}
 	}
 
 }

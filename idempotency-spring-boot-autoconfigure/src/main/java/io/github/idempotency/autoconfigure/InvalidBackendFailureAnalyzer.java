@@ -15,7 +15,8 @@ final class InvalidBackendFailureAnalyzer extends AbstractFailureAnalyzer<Invali
 		return new FailureAnalysis("idempotency.backend is '" + cause.getValue() + "'" + origin
 				+ ", which names no idempotency store.", "Set idempotency.backend to one of "
 						+ InvalidBackendException.backends(", ") + ", or remove it to have the store chosen from the "
-						+ "application's beans (jdbc with a DataSource, else redis with a RedisConnectionFactory, "
+						+ "application's beans (jdbc with a DataSource, else r2dbc with a ConnectionFactory, else redis with a "
+						+ "RedisConnectionFactory, "
 						+ "else memory).", cause);
 	}
 

@@ -12,6 +12,7 @@ final class StoreConfigurations {
 
 	private static final Map<String, IdempotencyBackend> BACKENDS = Map.of(
 			JdbcStoreConfiguration.class.getName(), IdempotencyBackend.JDBC,
+			R2dbcStoreConfiguration.class.getName(), IdempotencyBackend.R2DBC,
 			RedisStoreConfiguration.class.getName(), IdempotencyBackend.REDIS,
 			HybridStoreConfiguration.class.getName(), IdempotencyBackend.HYBRID,
 			MemoryStoreConfiguration.class.getName(), IdempotencyBackend.MEMORY);

@@ -11,12 +11,15 @@ import org.springframework.util.ClassUtils;
 
 /**
  * The modules the stores ship in, next to the starter: {@code idempotency-jdbc} for
- * {@code jdbc}, {@code idempotency-redis} for {@code redis}, both for {@code hybrid}. A
+ * {@code jdbc}, {@code idempotency-r2dbc} for {@code r2dbc}, {@code idempotency-redis} for
+ * {@code redis}, jdbc and redis for {@code hybrid}. A
  * backend whose module is missing fails the start with a message that names it.
  */
 final class StoreModules {
 
 	static final String JDBC_STORE = "io.github.idempotency.store.jdbc.JdbcIdempotencyStore";
+
+	static final String R2DBC_STORE = "io.github.idempotency.store.r2dbc.R2dbcIdempotencyStore";
 
 	static final String REDIS_STORE = "io.github.idempotency.store.redis.RedisIdempotencyStore";
 
@@ -35,6 +38,9 @@ final class StoreModules {
 		boolean redis = backend == IdempotencyBackend.REDIS || backend == IdempotencyBackend.HYBRID;
 		if (jdbc && !ClassUtils.isPresent(JDBC_STORE, classLoader)) {
 			missing.add("idempotency-jdbc");
+		}
+		if (backend == IdempotencyBackend.R2DBC && !ClassUtils.isPresent(R2DBC_STORE, classLoader)) {
+			missing.add("idempotency-r2dbc");
 		}
 		if (redis && !ClassUtils.isPresent(REDIS_STORE, classLoader)) {
 			missing.add("idempotency-redis");

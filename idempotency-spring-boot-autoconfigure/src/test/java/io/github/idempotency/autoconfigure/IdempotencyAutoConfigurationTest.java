@@ -89,7 +89,7 @@ class IdempotencyAutoConfigurationTest {
 		this.runner.withPropertyValues("idempotency.backend=mongo").run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
-				.hasMessage("idempotency.backend='mongo' names no backend: use one of [jdbc, redis, hybrid, memory],"
+				.hasMessage("idempotency.backend='mongo' names no backend: use one of [jdbc, r2dbc, redis, hybrid, memory],"
 						+ " or leave it unset to detect the store");
 		});
 	}

@@ -41,7 +41,7 @@ class StartupFailureAnalysisTest {
 			.startsWith("idempotency.backend is 'mongo' (set in ")
 			.contains("commandLineArgs")
 			.endsWith(", which names no idempotency store.");
-		assertThat(analysis.getAction()).startsWith("Set idempotency.backend to one of jdbc, redis, hybrid, memory, "
+		assertThat(analysis.getAction()).startsWith("Set idempotency.backend to one of jdbc, r2dbc, redis, hybrid, memory, "
 				+ "or remove it to have the store chosen from the application's beans");
 		assertReported(output, analysis);
 	}

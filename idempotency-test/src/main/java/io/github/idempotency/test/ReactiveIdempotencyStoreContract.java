@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * class PostgresR2dbcIdempotencyStoreTest extends ReactiveIdempotencyStoreContract {
  *     &#64;Override
  *     protected ReactiveIdempotencyStore createReactiveStore(Clock clock) {
- *         return new R2dbcIdempotencyStore(connectionFactory, "idempotency_record", clock);
+ *         return new R2dbcIdempotencyStore(connectionFactory, "idempotency_record", Duration.ofSeconds(5), clock);
  *     }
  * }
  * </pre>

@@ -6,6 +6,7 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
+import io.r2dbc.spi.ConnectionFactory;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 import io.github.idempotency.Idempotent;
@@ -15,8 +16,11 @@ import io.github.idempotency.IdempotentRequest;
 import io.github.idempotency.amqp.IdempotencyFatalExceptionStrategy;
 import io.github.idempotency.kafka.IdempotencyKafkaErrors;
 import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.store.ReactiveIdempotencyStore;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
+import io.github.idempotency.store.r2dbc.R2dbcIdempotencyStore;
 import io.github.idempotency.test.IdempotencyStoreContract;
+import io.github.idempotency.test.ReactiveIdempotencyStoreContract;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.listener.DefaultErrorHandler;
@@ -90,6 +94,16 @@ class JavadocSamples {
 		@Override
 		protected IdempotencyStore createStore(Clock clock) {
 			return new JdbcIdempotencyStore(dataSource, "idempotency_record", Duration.ofSeconds(5), clock);
+		}
+	}
+
+	// ReactiveIdempotencyStoreContract
+
+	abstract static class PostgresR2dbcIdempotencyStoreTest extends ReactiveIdempotencyStoreContract {
+		ConnectionFactory connectionFactory;
+		@Override
+		protected ReactiveIdempotencyStore createReactiveStore(Clock clock) {
+			return new R2dbcIdempotencyStore(connectionFactory, "idempotency_record", Duration.ofSeconds(5), clock);
 		}
 	}
 
