@@ -81,8 +81,8 @@ public final class R2dbcIdempotencyStore implements ReactiveIdempotencyStore {
 		Assert.isTrue(TABLE_NAME.matcher(tableName).matches(), () -> "Invalid table name '" + tableName + "'");
 		String product = connectionFactory.getMetadata().getName();
 		String name = product.toLowerCase(Locale.ROOT);
-		Assert.state(name.contains("postgres") || name.contains("mariadb"),
-				() -> "The r2dbc idempotency store supports PostgreSQL and MariaDB, not " + product);
+		Assert.state(name.contains("postgres") || name.contains("mariadb") || name.contains("h2"),
+				() -> "The r2dbc idempotency store supports PostgreSQL, MariaDB and H2, not " + product);
 		this.table = new R2dbcRecordTable(DatabaseClient.create(connectionFactory),
 				SqlStatements.of(product, tableName, lockTimeout), clock);
 		this.transactions = new R2dbcTransactions(connectionFactory);

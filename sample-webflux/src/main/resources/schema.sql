@@ -1,0 +1,6 @@
+CREATE TABLE IF NOT EXISTS payment (
+	id BIGINT AUTO_INCREMENT PRIMARY KEY,
+	payment_id VARCHAR(64) NOT NULL,
+	amount_cents BIGINT NOT NULL,
+	charged_at BIGINT NOT NULL
+);
