@@ -73,7 +73,8 @@ public final class IdempotencyAutoConfiguration {
 				throw StoreModules.failure(backend, missing);
 			}
 			throw new IllegalStateException("No IdempotencyStore for idempotency.backend=" + properties.getBackend()
-					+ ": jdbc needs a DataSource bean, redis a RedisConnectionFactory bean, hybrid both;"
+					+ ": jdbc needs a DataSource bean, r2dbc a ConnectionFactory bean, redis a RedisConnectionFactory "
+					+ "bean, hybrid a DataSource and a RedisConnectionFactory;"
 					+ " or define an IdempotencyStore bean");
 		});
 		IdempotencyEngine.Builder engine = IdempotencyEngine
