@@ -45,6 +45,9 @@ import org.springframework.util.Assert;
  */
 public final class ReactiveRedisIdempotencyStore implements ReactiveIdempotencyStore {
 
+	private static final org.apache.commons.logging.Log logger = org.apache.commons.logging.LogFactory
+		.getLog(ReactiveRedisIdempotencyStore.class);
+
 	private final ReactiveRedisAccess access;
 
 	private final ReactiveBatchClaim batch;
@@ -65,6 +68,25 @@ public final class ReactiveRedisIdempotencyStore implements ReactiveIdempotencyS
 		Assert.notNull(clock, "'clock' must not be null");
 		this.access = new ReactiveRedisAccess(connectionFactory, keyPrefix, clock);
 		this.batch = new ReactiveBatchClaim(this.access);
+		// the scripts are read from the class path once, here rather than in a step on an event loop
+		Assert.state(RedisScripts.CLAIM != null, "The redis store's scripts are missing");
+		connect(connectionFactory);
+	}
+
+	/**
+	 * Opens the factory's shared connection now, on the thread that creates the store:
+	 * Lettuce connects it, waiting, the first time a connection is asked for, which must
+	 * not be a claim on an event loop. A server that does not answer yet leaves that to the
+	 * first step.
+	 */
+	private static void connect(ReactiveRedisConnectionFactory connectionFactory) {
+		try {
+			// the shared connection, which the factory closes
+			connectionFactory.getReactiveConnection();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Redis did not answer yet; the first step connects", ex);
+		}
 	}
 
 	/**

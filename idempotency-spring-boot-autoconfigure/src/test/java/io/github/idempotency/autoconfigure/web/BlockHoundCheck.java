@@ -27,6 +27,9 @@ final class BlockHoundCheck implements BeforeEachCallback, AfterEachCallback {
 			.allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "execute")
 			// Netty's buffer allocator takes a lock of its own when it grows
 			.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines")
+			// Lettuce's endpoint takes its writers' lock for the moment a command is queued
+			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
+			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "lockWritersExclusive")
 			.blockingMethodCallback((method) -> blockingCalls
 				.add(method + " on " + Thread.currentThread().getName() + " at " + where())));
 	}

@@ -64,6 +64,8 @@ class ReactiveWebIdempotencyTest extends WebIdempotencyTest {
 		NonBlockingThreadCheck check = this.threads.check();
 		Mono.fromRunnable(() -> check.find(new RecordId("payments", "-|nowhere")))
 			.subscribeOn(Schedulers.parallel())
+			// the blocking view of a non-blocking store refuses to wait there: recorded all the same
+			.onErrorResume(IllegalStateException.class, (refused) -> Mono.empty())
 			.block();
 		assertThat(check.violations()).singleElement().asString().startsWith("find on parallel-");
 		check.clear();

@@ -379,8 +379,10 @@ class ReactiveWebTestApplication {
 		Mono<Receipt> lostAtCompletion(@RequestBody PaymentRequest request) {
 			// another run takes the key over while this one runs: its completion finds it gone
 			IdempotencyContext context = IdempotencyContext.current();
-			this.store.getObject().delete(new RecordId(context.workflow(), context.key()));
-			return Mono.fromSupplier(() -> new Receipt(run(request.account()), request.account(), request.amount()));
+			// the store is blocking (a view of a non-blocking one, maybe): off the event loop
+			return Mono.fromRunnable(() -> this.store.getObject().delete(new RecordId(context.workflow(), context.key())))
+				.subscribeOn(Schedulers.boundedElastic())
+				.then(Mono.fromSupplier(() -> new Receipt(run(request.account()), request.account(), request.amount())));
 		}
 
 		@PostMapping("/gateway")
