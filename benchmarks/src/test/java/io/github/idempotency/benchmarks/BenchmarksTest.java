@@ -84,6 +84,39 @@ class BenchmarksTest {
 	}
 
 	@Test
+	void r2dbcAndJdbcStoresTakeBothPaths() {
+		R2dbcStoreBenchmark benchmark = new R2dbcStoreBenchmark();
+		benchmark.start();
+		try {
+			Keys keys = new Keys();
+			DuplicateKeys duplicates = new DuplicateKeys();
+			assertThat(benchmark.jdbcFirst(keys)).isTrue();
+			assertThat(benchmark.r2dbcFirst(keys)).isTrue();
+			assertThat(benchmark.jdbcDuplicate(duplicates)).isEqualTo(io.github.idempotency.store.ClaimOutcome.DUPLICATE);
+			assertThat(benchmark.r2dbcDuplicate(duplicates)).isEqualTo(io.github.idempotency.store.ClaimOutcome.DUPLICATE);
+		}
+		finally {
+			benchmark.stop();
+		}
+	}
+
+	@ParameterizedTest
+	@org.junit.jupiter.params.provider.ValueSource(strings = { "nonBlocking", "scheduler" })
+	void webfluxPathsAnswerFirstRequestsAndReplays(String path) {
+		WebFluxPathBenchmark benchmark = new WebFluxPathBenchmark();
+		benchmark.clients = 4;
+		benchmark.path = path;
+		benchmark.start();
+		try {
+			assertThat(benchmark.first()).isEqualTo(4);
+			assertThat(benchmark.replay()).isEqualTo(4);
+		}
+		finally {
+			benchmark.stop();
+		}
+	}
+
+	@Test
 	void memoryBareTakesBothPaths() {
 		MemoryBenchmark benchmark = new MemoryBenchmark();
 		MemoryBenchmark.BareState state = new MemoryBenchmark.BareState();

@@ -77,7 +77,7 @@ class RedisStoreAutoConfigurationTest {
 	void hybridWithoutADataSourceFailsTheStartSayingWhatItNeeds() {
 		this.withRedis.withPropertyValues("idempotency.backend=hybrid").run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("hybrid both");
+			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("hybrid a DataSource and a RedisConnectionFactory");
 		});
 	}
 
