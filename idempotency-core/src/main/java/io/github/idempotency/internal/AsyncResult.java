@@ -90,6 +90,14 @@ abstract class AsyncResult {
 	abstract Object deferred(Function<@Nullable Object, CompletableFuture<@Nullable Object>> start);
 
 	/**
+	 * Whether a call of this shape starts when its result is subscribed ({@code Mono}), so
+	 * that a non-blocking store may claim it then, and call the method on the thread its
+	 * answer arrives on; a future's method runs when it is called, on the caller's thread,
+	 * which may block (a WebFlux handler's plain result on the blocking executor).
+	 */
+	abstract boolean isLazy();
+
+	/**
 	 * A result of the declared type already settled with {@code value}.
 	 */
 	Object completed(@Nullable Object value) {
@@ -117,6 +125,11 @@ abstract class AsyncResult {
 			return start.apply(null);
 		}
 
+		@Override
+		boolean isLazy() {
+			return false;
+		}
+
 	}
 
 	/** Isolates Reactor, so that this class loads without it. */
@@ -140,6 +153,11 @@ abstract class AsyncResult {
 		Object of(CompletableFuture<@Nullable Object> settled) {
 			// a subscriber's cancel (a timeout() that re-subscribes) must not cancel the shared outcome
 			return reactor.core.publisher.Mono.fromFuture(settled, true);
+		}
+
+		@Override
+		boolean isLazy() {
+			return true;
 		}
 
 		@Override

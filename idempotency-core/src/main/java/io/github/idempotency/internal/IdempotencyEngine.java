@@ -117,7 +117,7 @@ public final class IdempotencyEngine implements IdempotencyRuntime, AutoCloseabl
 	public @Nullable Object execute(IdempotentOperation operation, @Nullable Object key, @Nullable Object payload,
 			Action action) throws Throwable {
 		AsyncResult async = operation.async();
-		if (async != null && this.protocol.nonBlocking() != null && !Transactions.isActive()) {
+		if (async != null && async.isLazy() && this.protocol.nonBlocking() != null && !Transactions.isActive()) {
 			// claimed when its result is subscribed, with the subscriber's context
 			return async.deferred((context) -> executeAsync(operation, key, payload, action, Runnable::run, context));
 		}
