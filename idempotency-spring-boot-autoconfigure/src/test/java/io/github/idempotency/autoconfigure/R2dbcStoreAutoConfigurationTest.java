@@ -1,6 +1,5 @@
 package io.github.idempotency.autoconfigure;
 
-import java.net.URI;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -123,28 +122,8 @@ class R2dbcStoreAutoConfigurationTest {
 		return dataSource;
 	}
 
-	/** The test PostgreSQL's JDBC URL as an R2DBC one (user and password before the host). */
 	private static ConnectionFactory connectionFactory() {
-		URI uri = URI.create(TestServers.postgresUrl().substring("jdbc:".length()));
-		String login = "";
-		String user = null;
-		String password = null;
-		if (uri.getRawQuery() != null) {
-			for (String option : uri.getRawQuery().split("&")) {
-				String[] pair = option.split("=", 2);
-				if (pair[0].equals("user")) {
-					user = pair[1];
-				}
-				else if (pair[0].equals("password")) {
-					password = pair[1];
-				}
-			}
-		}
-		if (user != null) {
-			login = user + ((password != null) ? ":" + password : "") + "@";
-		}
-		return ConnectionFactories.get("r2dbc:postgresql://" + login + uri.getHost() + ":" + uri.getPort()
-				+ uri.getRawPath());
+		return ConnectionFactories.get(TestServers.r2dbcUrl(TestServers.postgresUrl()));
 	}
 
 }

@@ -67,6 +67,48 @@ public final class TestServers {
 	}
 
 	/**
+	 * The R2DBC URL of a JDBC URL from here:
+	 * {@code jdbc:postgresql://host:port/db?user=u&password=p} becomes
+	 * {@code r2dbc:postgresql://u:p@host:port/db} (R2DBC takes the user and the password only
+	 * before the host; the other options stay).
+	 * @param jdbcUrl {@link #postgresUrl()} or {@link #mariaDbUrl()}
+	 * @return the URL, for {@code ConnectionFactories.get}
+	 */
+	public static String r2dbcUrl(String jdbcUrl) {
+		return r2dbcUrl(jdbcUrl, "r2dbc:", new StringBuilder());
+	}
+
+	/**
+	 * {@link #r2dbcUrl(String)}, pooled: {@code r2dbc:pool:postgresql://u:p@host:port/db?maxSize=N}.
+	 * @param jdbcUrl {@link #postgresUrl()} or {@link #mariaDbUrl()}
+	 * @param maxSize the pool's size
+	 * @return the URL, for {@code ConnectionFactories.get} with r2dbc-pool present
+	 */
+	public static String r2dbcUrl(String jdbcUrl, int maxSize) {
+		return r2dbcUrl(jdbcUrl, "r2dbc:pool:", new StringBuilder("maxSize=" + maxSize));
+	}
+
+	private static String r2dbcUrl(String jdbcUrl, String prefix, StringBuilder options) {
+		URI uri = URI.create(jdbcUrl.substring("jdbc:".length()));
+		String user = null;
+		String password = null;
+		if (uri.getRawQuery() != null) {
+			for (String option : uri.getRawQuery().split("&")) {
+				String[] pair = option.split("=", 2);
+				String value = (pair.length > 1) ? pair[1] : "";
+				switch (pair[0]) {
+					case "user" -> user = value;
+					case "password" -> password = value;
+					default -> options.append((options.length() > 0) ? "&" : "").append(option);
+				}
+			}
+		}
+		String login = (user != null) ? user + ((password != null) ? ":" + password : "") + "@" : "";
+		return prefix + uri.getScheme() + "://" + login + uri.getHost() + ((uri.getPort() > 0) ? ":" + uri.getPort() : "")
+				+ uri.getRawPath() + ((options.length() > 0) ? "?" + options : "");
+	}
+
+	/**
 	 * @return a Redis URL ({@code redis://host:port}) of a single node
 	 */
 	public static String redisUrl() {

@@ -1,7 +1,5 @@
 package io.github.idempotency.autoconfigure.web;
 
-import java.net.URI;
-
 import io.r2dbc.spi.ConnectionFactories;
 import io.r2dbc.spi.ConnectionFactory;
 
@@ -47,20 +45,7 @@ class PostgresR2dbcReactiveWebIdempotencyTest extends ReactiveWebIdempotencyTest
 
 		@Bean
 		ConnectionFactory connectionFactory() {
-			// jdbc:postgresql://host:port/db?user=u[&password=p] as r2dbc:postgresql://u[:p]@host:port/db
-			URI jdbc = URI.create(TestServers.postgresUrl().substring("jdbc:".length()));
-			String user = "postgres";
-			String password = null;
-			for (String parameter : String.valueOf(jdbc.getQuery()).split("&")) {
-				if (parameter.startsWith("user=")) {
-					user = parameter.substring("user=".length());
-				}
-				else if (parameter.startsWith("password=")) {
-					password = parameter.substring("password=".length());
-				}
-			}
-			return ConnectionFactories.get("r2dbc:postgresql://" + user + ((password != null) ? ":" + password : "")
-					+ "@" + jdbc.getHost() + ":" + jdbc.getPort() + jdbc.getPath());
+			return ConnectionFactories.get(TestServers.r2dbcUrl(TestServers.postgresUrl()));
 		}
 
 	}

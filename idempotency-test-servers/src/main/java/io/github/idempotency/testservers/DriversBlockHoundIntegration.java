@@ -1,10 +1,11 @@
-package io.github.idempotency.store.r2dbc;
+package io.github.idempotency.testservers;
 
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.integration.BlockHoundIntegration;
 
 /**
- * What BlockHound lets the drivers do on a non-blocking thread, none of it a wait of the
+ * What BlockHound lets the R2DBC drivers do on a non-blocking thread, wherever a test
+ * installs it (a {@code ServiceLoader} integration), none of it a wait of the
  * store's (every other blocking call stays refused):
  * <ul>
  * <li>load a class the first time it is used (a read of a jar), as a driver does while it
