@@ -16,7 +16,8 @@
 #   benchmarks/cleanup.sh [ROWS] [postgresql|mariadb|both]
 #
 # THREADS (4), WARMUPS (2), ITERATIONS (5) and RUN_SECONDS (2, per iteration) change the
-# timing. The cleanup runs at the starter's defaults (docs/stores.md); CLEANUP passes other
+# timing; PHASES="before during" runs only those (a ratio is printed when both of its phases
+# ran). The cleanup runs at the starter's defaults (docs/stores.md); CLEANUP passes other
 # settings to the benchmark's application, e.g.
 # CLEANUP="-Didempotency.jdbc.cleanup.duty-cycle=0.2 -Didempotency.jdbc.cleanup.batch-size=500".
 # JAVA_OPTS goes to the JMH runner (e.g. -Djmh.ignoreLock=true when another JMH run holds
@@ -42,7 +43,7 @@ classpath="$out/classes:$(cat benchmarks/target/classpath.txt)"
 java -cp "$classpath" io.github.idempotency.benchmarks.Servers
 
 for database in $databases; do
-	for phase in empty before during after; do
+	for phase in ${PHASES:-empty before during after}; do
 		echo "$database $phase: $(date -u +%H:%M:%S)" >&2
 		java ${JAVA_OPTS:-} -cp "$classpath" org.openjdk.jmh.Main 'CleanupBenchmark\.starter(First|Duplicate)$' \
 			-p database="$database" -p phase="$phase" -p rows="$rows" \
@@ -56,7 +57,8 @@ done
 python3 - "$out" "$rows" $databases <<'PY'
 import json, os, re, sys
 out, rows, databases = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-phases = ['empty', 'before', 'during', 'after']
+phases = [p for p in ['empty', 'before', 'during', 'after']
+          if all(os.path.exists(os.path.join(out, f'{d}-{p}.json')) for d in databases)]
 def percentiles(database, phase):
     result = {}
     for r in json.load(open(os.path.join(out, f'{database}-{phase}.json'))):
@@ -70,14 +72,16 @@ for database in databases:
         cells = '  '.join(f'{name[7:].lower()} p50 {p50:8.0f} p99 {p99:8.0f}'
                           for name, (p50, p99) in sorted(found[phase].items()))
         print(f'{database:10} {phase:6}  {cells}')
-    for name in sorted(found['before']):
+    for name in sorted(found.get('before', {})):
         kind = name[7:].lower()
-        during = found['during'][name][1] / found['before'][name][1]
-        full = found['before'][name][1] / found['empty'][name][1]
-        print(f'{database:10} {kind:9} p99 during / before {during:.2f}   p99 {rows:,} rows / empty {full:.2f}')
-    for line in open(os.path.join(out, f'{database}-during.log')):
-        found = re.search(r'cleanup: \d+ rows.*', line)
-        if found:
-            print(f'{database:10} {found.group(0)}')
+        if 'during' in found:
+            print(f'{database:10} {kind:9} p99 during / before {found["during"][name][1] / found["before"][name][1]:.2f}')
+        if 'empty' in found:
+            print(f'{database:10} {kind:9} p99 {rows:,} rows / empty {found["before"][name][1] / found["empty"][name][1]:.2f}')
+    if 'during' in found:
+        for line in open(os.path.join(out, f'{database}-during.log')):
+            cleanup = re.search(r'cleanup: \d+ rows.*', line)
+            if cleanup:
+                print(f'{database:10} {cleanup.group(0)}')
 PY
 echo "results: $out/"

@@ -133,9 +133,10 @@ public class CleanupBenchmark {
 			String columns = "INSERT INTO idempotency_record (workflow, idempotency_key, status, owner, attempt, "
 					+ "lease_until, response, created_at, updated_at, expires_at) ";
 			String sql = this.database.equals("mariadb")
-					? columns + "SELECT '" + EXPIRED + "', CONCAT('" + run + "-', seq), 'COMPLETED', 'expired', 1, "
+					? columns + "SELECT '" + EXPIRED + "', CONCAT('" + run + "-', " + done + " + seq), 'COMPLETED', "
+							+ "'expired', 1, "
 							+ "0, '{\"id\":\"expired\"}', 0, 0, " + (base + done) + " + seq FROM seq_1_to_" + count
-					: columns + "SELECT '" + EXPIRED + "', '" + run + "-' || k, 'COMPLETED', 'expired', 1, 0, "
+					: columns + "SELECT '" + EXPIRED + "', '" + run + "-' || (" + done + " + k), 'COMPLETED', 'expired', 1, 0, "
 							+ "'{\"id\":\"expired\"}', 0, 0, " + (base + done) + " + k FROM generate_series(1, "
 							+ count + ") k";
 			this.jdbc.sql(sql).update();

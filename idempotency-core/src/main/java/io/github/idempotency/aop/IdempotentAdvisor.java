@@ -16,11 +16,13 @@ import org.springframework.core.Ordered;
 /**
  * Applies {@link IdempotentInterceptor} to methods annotated with {@link Idempotent}
  * (on the class or an interface it implements). Two advisors share the work: one for every
- * method but HTTP handler methods, ordered by {@code idempotency.aspect-order} (inside the
- * method's transaction advice, so that a claim joins the method's transaction), and one for
- * HTTP handler methods ({@link #forHandlerMethods}), ordered first: an HTTP answer is
- * written after the method's transaction ended, so its claim is made before the
- * transaction begins and settled once the response is complete.
+ * method but Spring MVC's handler methods and WebFlux's with a plain result, ordered by
+ * {@code idempotency.aspect-order} (inside the method's transaction advice, so that a
+ * claim joins the method's transaction), and one for those ({@link #forHandlerMethods}),
+ * ordered first: their HTTP answer is written after the method's transaction ended, so
+ * their claim is made before the transaction begins and settled once the response is
+ * complete. A WebFlux handler method returning a {@code Mono} writes its answer in its run,
+ * inside its transaction, and is the first advisor's.
  */
 public final class IdempotentAdvisor extends AbstractPointcutAdvisor {
 
@@ -48,7 +50,7 @@ public final class IdempotentAdvisor extends AbstractPointcutAdvisor {
 
 				@Override
 				public boolean matches(Method method, Class<?> targetClass) {
-					return HandlerMethods.isHandlerMethod(method, targetClass) == handlerMethods;
+					return HandlerMethods.isAnsweredAfterItsTransaction(method, targetClass) == handlerMethods;
 				}
 
 			});
@@ -57,7 +59,8 @@ public final class IdempotentAdvisor extends AbstractPointcutAdvisor {
 
 	/**
 	 * The advisor of {@code @Idempotent} HTTP handler methods ({@code @RequestMapping}
-	 * methods of a {@code @Controller}), ordered first.
+	 * methods of a {@code @Controller}) answered after their transaction ended (all but
+	 * WebFlux's returning a {@code Mono}), ordered first.
 	 * @param resolver supplies the resolver of annotated methods
 	 * @return the advisor
 	 */

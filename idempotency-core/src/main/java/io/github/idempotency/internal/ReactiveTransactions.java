@@ -1,7 +1,9 @@
 package io.github.idempotency.internal;
 
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
@@ -12,16 +14,52 @@ import org.springframework.util.ClassUtils;
 /**
  * The caller's reactive Spring transaction, found in its Reactor context, as
  * {@link Transactions} finds a thread's: a way to act once it has ended. Loaded only with
- * Reactor and spring-tx present ({@link #PRESENT}).
+ * Reactor and spring-tx present ({@link #PRESENT}). Public for the WebFlux adapter, whose
+ * run's answer waits for the transaction of the handler method; not API.
  */
-final class ReactiveTransactions {
+public final class ReactiveTransactions {
 
-	static final boolean PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+	/** Whether Reactor and spring-tx are on the class path; nothing else here is used without them. */
+	public static final boolean PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			ReactiveTransactions.class.getClassLoader())
 			&& ClassUtils.isPresent("org.springframework.transaction.reactive.TransactionSynchronizationManager",
 					ReactiveTransactions.class.getClassLoader());
 
 	private ReactiveTransactions() {
+	}
+
+	/**
+	 * Whether an actual reactive transaction with synchronization is active in
+	 * {@code context}.
+	 * @param context the caller's {@code ContextView}
+	 * @return whether one is
+	 */
+	public static boolean isActive(ContextView context) {
+		return active(context) != null;
+	}
+
+	/**
+	 * Subscribes what {@code then} gives once the reactive transaction of {@code context}
+	 * has ended; the transaction's completion waits for it, and logs what it fails with.
+	 * @param context the caller's {@code ContextView}
+	 * @param then what to do, given whether the transaction committed
+	 * @return whether a transaction is followed; {@code false} when none is active there
+	 * with synchronization
+	 */
+	public static boolean afterCompletion(ContextView context, Function<Boolean, Mono<Void>> then) {
+		TransactionSynchronizationManager transaction = active(context);
+		if (transaction == null) {
+			return false;
+		}
+		transaction.registerSynchronization(new TransactionSynchronization() {
+
+			@Override
+			public Mono<Void> afterCompletion(int status) {
+				return then.apply(status == STATUS_COMMITTED);
+			}
+
+		});
+		return true;
 	}
 
 	/**
@@ -32,14 +70,8 @@ final class ReactiveTransactions {
 	 * @return whether a transaction is followed; {@code false} when there is none
 	 */
 	static boolean onEnd(Object context, Transactions.End end) {
-		AtomicReference<TransactionSynchronizationManager> found = new AtomicReference<>();
-		// the context is read where it is subscribed: no thread waits
-		TransactionSynchronizationManager.forCurrentTransaction()
-			.contextWrite((ContextView) context)
-			.subscribe(found::set, (noTransaction) -> {
-			});
-		TransactionSynchronizationManager transaction = found.get();
-		if (transaction == null || !transaction.isSynchronizationActive() || !transaction.isActualTransactionActive()) {
+		TransactionSynchronizationManager transaction = active((ContextView) context);
+		if (transaction == null) {
 			return false;
 		}
 		transaction.registerSynchronization(new TransactionSynchronization() {
@@ -61,6 +93,18 @@ final class ReactiveTransactions {
 
 		});
 		return true;
+	}
+
+	private static @Nullable TransactionSynchronizationManager active(ContextView context) {
+		AtomicReference<TransactionSynchronizationManager> found = new AtomicReference<>();
+		// the context is read where it is subscribed: no thread waits
+		TransactionSynchronizationManager.forCurrentTransaction()
+			.contextWrite(context)
+			.subscribe(found::set, (noTransaction) -> {
+			});
+		TransactionSynchronizationManager transaction = found.get();
+		return (transaction != null && transaction.isSynchronizationActive()
+				&& transaction.isActualTransactionActive()) ? transaction : null;
 	}
 
 }

@@ -87,6 +87,16 @@ public final class ExchangeRun {
 	}
 
 	/**
+	 * The run stopped before its end (the client went away inside the method's
+	 * transaction, which rolls back): nothing is stored, the key is given back, whatever
+	 * failures the method records.
+	 * @param reason why it stopped
+	 */
+	public void stopped(Throwable reason) {
+		this.answer.completeExceptionally(reason);
+	}
+
+	/**
 	 * Whether a failure of the method is one of its permanent ones, whose answer is stored.
 	 * @param failure what the method threw
 	 * @return whether it is recorded

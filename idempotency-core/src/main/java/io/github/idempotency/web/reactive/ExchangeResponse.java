@@ -51,6 +51,9 @@ final class ExchangeResponse extends ServerHttpResponseDecorator {
 
 	private @Nullable HttpHeaders dropped;
 
+	/** The status and headers when the run was claimed. */
+	private volatile @Nullable Before before;
+
 	ExchangeResponse(ServerHttpResponse delegate, List<String> storedHeaders) {
 		super(delegate);
 		this.storedHeaders = storedHeaders;
@@ -82,6 +85,7 @@ final class ExchangeResponse extends ServerHttpResponseDecorator {
 		if (this.mode != Mode.PASS) {
 			throw new IllegalStateException("A request runs one @Idempotent handler method");
 		}
+		this.before = new Before(getDelegate().getStatusCode(), HttpHeaders.copyOf(getDelegate().getHeaders()));
 		this.mode = Mode.CAPTURE;
 		return new ExchangeRun(permanentFailures);
 	}
@@ -98,12 +102,20 @@ final class ExchangeResponse extends ServerHttpResponseDecorator {
 	}
 
 	/**
-	 * Drops what the run wrote and passes what comes next through: the run's failure is
-	 * answered by the application's exception handling, as if nothing was kept.
+	 * Drops what the run wrote (its body, and the status and headers it set) and passes
+	 * what comes next through: the run's failure, or its transaction's, is answered by the
+	 * application's exception handling, as if nothing was kept.
 	 */
 	void passThrough() {
 		synchronized (this.body) {
 			this.body.reset();
+		}
+		Before before = this.before;
+		if (this.mode == Mode.CAPTURE && before != null) {
+			ServerHttpResponse response = getDelegate();
+			response.setStatusCode(before.status());
+			response.getHeaders().clear();
+			response.getHeaders().putAll(before.headers());
 		}
 		this.mode = Mode.PASS;
 	}
@@ -114,6 +126,11 @@ final class ExchangeResponse extends ServerHttpResponseDecorator {
 			this.body.reset();
 		}
 		getDelegate().setStatusCode(HttpStatusCode.valueOf(500));
+	}
+
+	/** Whether an answer was sent: what WebFlux writes from now on is dropped. */
+	boolean isAnswered() {
+		return this.mode == Mode.DONE;
 	}
 
 	/**
@@ -199,6 +216,9 @@ final class ExchangeResponse extends ServerHttpResponseDecorator {
 		synchronized (this.body) {
 			this.body.writeBytes(bytes);
 		}
+	}
+
+	private record Before(@Nullable HttpStatusCode status, HttpHeaders headers) {
 	}
 
 }

@@ -1,10 +1,12 @@
 package io.github.idempotency.web.reactive;
 
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Scheduler;
 import reactor.util.context.ContextView;
 
@@ -45,6 +47,10 @@ final class HandlerRun {
 
 	private volatile boolean ran;
 
+	private volatile boolean cancelled;
+
+	private final Sinks.Empty<Void> cancellation = Sinks.empty();
+
 	HandlerRun(ServerWebExchange exchange, ExchangeResponse response, ContextView context,
 			PermanentFailures permanentFailures, HandlerAnswers answers, @Nullable Scheduler scheduler,
 			@Nullable Integer declaredStatus, ExceptionHandlerMethodResolver ownExceptionHandlers) {
@@ -63,10 +69,19 @@ final class HandlerRun {
 		return this.ran;
 	}
 
-	/** A {@code Mono}'s run: its value or failure written, then the run settled with it. */
+	/**
+	 * A {@code Mono}'s run: its value or failure written, then the run settled with it;
+	 * unless it is cancelled ({@link #cancel}) first.
+	 */
 	CompletableFuture<HttpAnswer> run(Invocation invocation) {
 		ExchangeRun run = this.response.capture(this.permanentFailures);
 		this.ran = true;
+		if (this.cancelled) {
+			// the method's transaction rolled back, or is rolling back: nothing is called in it
+			this.response.passThrough();
+			run.stopped(cancellation());
+			return run.answer();
+		}
 		Mono<?> handler;
 		try {
 			Object returned = invocation.proceed();
@@ -76,17 +91,46 @@ final class HandlerRun {
 		catch (Throwable ex) {
 			handler = Mono.error(ex);
 		}
-		Mono<?> written = handler.map(Optional::<Object>of)
+		Mono<Void> written = handler.map(Optional::<Object>of)
 			.defaultIfEmpty(Optional.empty())
 			// the method's failure, not the writing's
 			.onErrorResume((ex) -> failed(run, ex).then(Mono.empty()))
 			.flatMap((value) -> this.answers.value(this.exchange, Mono.justOrEmpty(value.orElse(null))))
-			// the handler's result sees the request's context (the exchange, the security context)
-			.contextWrite(this.context);
+			// the handler's result sees the request's context (the exchange, the security context,
+			// the method's transaction)
+			.contextWrite(this.context)
+			.then();
+		// a cancellation wins over the run, and stops it where it is: subscribed first, so that a run
+		// cancelled already is never subscribed
+		Mono<Void> stoppable = Mono.firstWithSignal(
+				this.cancellation.asMono().then(Mono.error(HandlerRun::cancellation)), written);
 		// the engine settles where the answer is written: a blocking store on the scheduler, never
 		// on an event loop; a non-blocking one wherever the answer is written
-		(this.scheduler != null ? written.publishOn(this.scheduler) : written).subscribe(null, (ex) -> answered(run, ex), () -> run.answered(this.response.captured()));
+		(this.scheduler != null ? stoppable.publishOn(this.scheduler) : stoppable).subscribe(null, (ex) -> {
+			if (ex instanceof CancellationException) {
+				this.response.passThrough();
+				run.stopped(ex);
+			}
+			else {
+				answered(run, ex);
+			}
+		}, () -> run.answered(this.response.captured()));
 		return run.answer();
+	}
+
+	/**
+	 * The client went away while the run was part of the handler method's transaction,
+	 * which rolls back: the run stops where it is (or is never called), so that nothing of
+	 * it runs once the transaction ended, outside it, and the key is given back.
+	 */
+	void cancel() {
+		this.cancelled = true;
+		this.cancellation.tryEmitEmpty();
+	}
+
+	private static CancellationException cancellation() {
+		return new CancellationException("The client went away during the handler method's transaction, which "
+				+ "rolled back: the run was stopped and its key given back");
 	}
 
 	/** A plain result's run, on the calling thread. */

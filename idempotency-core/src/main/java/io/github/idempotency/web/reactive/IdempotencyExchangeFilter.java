@@ -52,6 +52,8 @@ public class IdempotencyExchangeFilter implements WebFilter, Ordered {
 		response.bindTo(digested);
 		// the chain's context goes with the exchange: a plain handler method reads the principal in it
 		return Mono.deferContextual((context) -> chain.filter(digested)
+			// a recorded failure handed on to the method's transaction, once its answer was sent
+			.onErrorResume((ex) -> response.isAnswered(), (ex) -> Mono.empty())
 			.contextWrite((inner) -> inner.put(BoundExchange.KEY, new Request(digested, context))));
 	}
 

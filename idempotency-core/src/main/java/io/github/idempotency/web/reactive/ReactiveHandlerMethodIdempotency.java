@@ -10,6 +10,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentSkipListSet;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -19,6 +21,7 @@ import reactor.util.context.ContextView;
 import io.github.idempotency.Idempotent;
 import io.github.idempotency.aop.IdempotentMethodAdapter;
 import io.github.idempotency.internal.PermanentFailures;
+import io.github.idempotency.internal.ReactiveTransactions;
 import io.github.idempotency.internal.http.ExchangeRun;
 import io.github.idempotency.internal.http.HttpAnswer;
 import io.github.idempotency.internal.http.KeyScope;
@@ -53,13 +56,19 @@ import org.springframework.web.server.ServerWebExchange;
  * ({@code ExchangeClaims}), what the client received stored and replayed byte for byte
  * (the run writes its own answer, {@code HandlerAnswers}, onto the response
  * {@link IdempotencyExchangeFilter} keeps). A {@code Mono}'s claim and run are subscribed
- * by this adapter, never by the client; each claim runs on {@code scheduler}, a wait is a
- * timer. A plain result runs on WebFlux's blocking executor with the request restored by
+ * by this adapter, never by the client; each claim runs on {@code scheduler} (on a
+ * blocking store), a wait is a timer. A {@code Mono}'s advice runs inside the method's
+ * transaction advice: in a reactive transaction, the claim and the record are part of it
+ * (on a store that joins it), and the answer is sent once it committed, dropped when it
+ * rolled back; a client that goes away meanwhile stops the run, as the transaction rolls
+ * back. A plain result runs on WebFlux's blocking executor with the request restored by
  * Reactor's automatic context propagation ({@code PlainResults}). A {@code Flux} fails at
  * startup. See docs/http.md.
  */
 public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter, Ordered, DisposableBean,
 		SmartInitializingSingleton, BeanClassLoaderAware {
+
+	private static final Log logger = LogFactory.getLog(ReactiveHandlerMethodIdempotency.class);
 
 	private final String replayedHeader;
 
@@ -263,26 +272,56 @@ public class ReactiveHandlerMethodIdempotency implements IdempotentMethodAdapter
 					return Mono.error(notRegistered());
 				}
 				HandlerRun first = run(exchange, response, context, invocation.isNonBlocking() ? null : scheduler);
+				// this advice runs inside the method's transaction advice: the claim and the run are part
+				// of its transaction, and the answer waits for its end
+				boolean transactional = ReactiveTransactions.PRESENT && ReactiveTransactions.isActive(context);
 				// the claim and the run are the engine's, not the client's: subscribed here, so
-				// that a client that goes away neither cancels nor interrupts them; waits are
-				// timers, each claim a task of the scheduler (never an event loop)
+				// that a client that goes away neither cancels nor interrupts them (but inside a
+				// transaction, which then rolls back, the run stops: nothing of it may run after);
+				// waits are timers, each claim a task of the scheduler (never an event loop)
 				CompletableFuture<@Nullable Object> answer = claims.claim(exchange, this.explicitKey ? key : null, this.explicitKey, this.explicitPayload ? payload : null, this.explicitPayload).contextWrite(context)
 					.toFuture()
 					.thenCompose((claim) -> invocation.executeAsync(claim.key(), claim.payload(),
 							() -> first.run(invocation), (task) -> scheduler.schedule(task), context));
 				return Mono.fromFuture(answer, true)
-					.flatMap((value) -> first.ran() ? response.send()
+					.flatMap((value) -> first.ran() ? send(response, transactional ? context : null, null)
 							: response.replay((HttpAnswer) value, replayedHeader))
 					.onErrorResume((ex) -> first.ran(), (ex) -> {
-						if (ex instanceof RecordedHttpFailure) {
-							return response.send();
+						if (ex instanceof RecordedHttpFailure recorded) {
+							return send(response, transactional ? context : null, recorded.getCause());
 						}
 						// not stored (a lease lost, a store that failed): the application answers it
 						response.passThrough();
 						return Mono.error(ex);
 					})
+					.doOnCancel(() -> {
+						if (transactional) {
+							first.cancel();
+						}
+					})
 					.then(Mono.empty());
 			});
+		}
+
+		/**
+		 * Sends the run's answer (a recorded failure's included): at once outside a
+		 * transaction; inside the method's
+		 * transaction once it ended, when it committed (a recorded failure's whatever it did,
+		 * as its record is kept either way), else dropped, for the application to answer the
+		 * transaction's failure. A recorded failure is handed on, so that the transaction
+		 * applies its rollback rules to it; WebFlux's answer to it then goes nowhere.
+		 */
+		private Mono<Void> send(ExchangeResponse response, @Nullable ContextView transaction,
+				@Nullable Throwable failure) {
+			if (transaction == null || !ReactiveTransactions.afterCompletion(transaction,
+					(committed) -> (committed || failure != null) ? response.send().onErrorResume((ex) -> {
+						// the client went away; the record stands
+						logger.debug("Could not send the answer of " + this.name, ex);
+						return Mono.empty();
+					}) : Mono.fromRunnable(response::passThrough))) {
+				return response.send();
+			}
+			return (failure != null) ? Mono.error(failure) : Mono.empty();
 		}
 
 		/**

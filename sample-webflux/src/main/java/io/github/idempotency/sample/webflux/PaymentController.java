@@ -23,7 +23,9 @@ import org.springframework.web.bind.annotation.RestController;
  * after {@link PaymentService#charge}'s transaction has committed: it is not part of that
  * transaction. The charge's own record ({@code @Idempotent(key = "#paymentId")}) is, so a
  * crash between the commit and the handler's record still charges once: the retry finds
- * the charge's record and gets its receipt.
+ * the charge's record and gets its receipt. (A handler method that is itself
+ * {@code @Transactional} would have its own record written in its transaction, committed
+ * with the charge, and its answer sent after the commit: see docs/http.md.)
  */
 @RestController
 public class PaymentController {
