@@ -359,14 +359,18 @@ abstract class TransactionalReactiveHandlerTest {
 			this.failNext.set(true);
 		}
 
-		/** Held here when the test holds the next run; how the run ends is then told. */
+		/** Held here when the test holds the next run, once it is subscribed; how it ends is then told. */
 		<T> Mono<T> around(Mono<T> write) {
 			if (!this.holdNext.getAndSet(false)) {
 				return write;
 			}
 			CompletableFuture<SignalType> end = this.ended.get();
-			this.entered.get().complete(null);
-			return Mono.fromFuture(this.released.get()).then(write).doFinally(end::complete);
+			// entered once the run is subscribed (not when the method is called): from then on
+			// its end is told, a cancellation included
+			return Mono.defer(() -> {
+				this.entered.get().complete(null);
+				return Mono.fromFuture(this.released.get());
+			}).then(write).doFinally(end::complete);
 		}
 
 		Mono<Void> verdict() {
