@@ -3,7 +3,7 @@
 # records (10,000,000 unless given), then measures the claim's p50 and p99 (the starter's
 # first delivery and duplicate, 4 threads, JMH sample time) in four phases, one JMH run
 # each, in this order:
-#   empty   no expired rows (what is left from an earlier run removed first)
+#   empty   no expired rows (the table truncated: a table the rows never filled)
 #   before  ROWS expired rows, no cleanup
 #   during  ROWS expired rows, the auto-configured cleanup running at its default pace
 #   after   the rest removed at full speed, the table vacuumed and analyzed
