@@ -2,6 +2,7 @@ package io.github.idempotency.internal;
 
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -47,19 +48,7 @@ public final class ReactiveTransactions {
 	 * with synchronization
 	 */
 	public static boolean afterCompletion(ContextView context, Function<Boolean, Mono<Void>> then) {
-		TransactionSynchronizationManager transaction = active(context);
-		if (transaction == null) {
-			return false;
-		}
-		transaction.registerSynchronization(new TransactionSynchronization() {
-
-			@Override
-			public Mono<Void> afterCompletion(int status) {
-				return then.apply(status == STATUS_COMMITTED);
-			}
-
-		});
-		return true;
+		return follow(context, (status) -> then.apply(status == TransactionSynchronization.STATUS_COMMITTED));
 	}
 
 	/**
@@ -70,7 +59,22 @@ public final class ReactiveTransactions {
 	 * @return whether a transaction is followed; {@code false} when there is none
 	 */
 	static boolean onEnd(Object context, Transactions.End end) {
-		TransactionSynchronizationManager transaction = active((ContextView) context);
+		return follow((ContextView) context, (status) -> Mono.fromRunnable(() -> {
+			if (status == TransactionSynchronization.STATUS_COMMITTED) {
+				end.committed();
+			}
+			else if (status == TransactionSynchronization.STATUS_ROLLED_BACK) {
+				end.rolledBack();
+			}
+			else {
+				end.unknown();
+			}
+		}));
+	}
+
+	/** Registers {@code then}, given the transaction's completion status, when one is active. */
+	private static boolean follow(ContextView context, IntFunction<Mono<Void>> then) {
+		TransactionSynchronizationManager transaction = active(context);
 		if (transaction == null) {
 			return false;
 		}
@@ -78,17 +82,7 @@ public final class ReactiveTransactions {
 
 			@Override
 			public Mono<Void> afterCompletion(int status) {
-				return Mono.fromRunnable(() -> {
-					if (status == STATUS_COMMITTED) {
-						end.committed();
-					}
-					else if (status == STATUS_ROLLED_BACK) {
-						end.rolledBack();
-					}
-					else {
-						end.unknown();
-					}
-				});
+				return then.apply(status);
 			}
 
 		});
