@@ -5,6 +5,7 @@ import java.time.Duration;
 
 import io.r2dbc.spi.ConnectionFactory;
 
+import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.ReactiveIdempotencyStore;
@@ -63,12 +64,12 @@ class R2dbcStoreConfiguration {
 	@ConditionalOnMissingBean
 	@Conditional(OnCleanupEnabledCondition.class)
 	ExpiredRecordsCleaner idempotencyR2dbcCleaner(R2dbcIdempotencyStore reactiveIdempotencyStore,
-			IdempotencyR2dbcProperties properties) {
+			IdempotencyR2dbcProperties properties, ObjectProvider<IdempotencyObserver> observer) {
 		int batchSize = properties.getCleanup().getBatchSize();
 		return new ExpiredRecordsCleaner("r2dbc", () -> {
 			Long deleted = reactiveIdempotencyStore.deleteExpired(batchSize).block();
 			return (deleted != null) ? (int) Math.min(Integer.MAX_VALUE, deleted) : 0;
-		}, properties.getCleanup().getInterval());
+		}, properties.getCleanup().getInterval(), observer.getIfAvailable(() -> IdempotencyObserver.NONE));
 	}
 
 	static class OnCleanupEnabledCondition extends OnPositiveIntervalCondition {

@@ -1,6 +1,7 @@
 package io.github.idempotency.autoconfigure;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -14,8 +15,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentRequest;
 import io.github.idempotency.metrics.IdempotencyMeters;
+import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.IdempotencyStore;
+import io.github.idempotency.test.MutableClock;
 import io.github.idempotency.testfixtures.UnreachableIdempotencyStore;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
@@ -96,6 +99,30 @@ class MemoryStoreCleanupTest {
 				.isEqualTo(1);
 			assertThat(output).containsOnlyOnce("Removed 1 expired idempotency records from the memory store in ");
 		});
+	}
+
+	/**
+	 * A run longer than the interval means records expire about as fast as the cleanup
+	 * removes them: said in a WARN line, which names what to change.
+	 */
+	@Test
+	void aRunLongerThanTheIntervalIsAWarning(CapturedOutput output) {
+		MutableClock clock = new MutableClock(Instant.parse("2026-11-28T00:00:00Z"));
+		Duration[] runTime = { Duration.ofSeconds(59), Duration.ofSeconds(61) };
+		int[] run = { 0 };
+		ExpiredRecordsCleaner cleaner = new ExpiredRecordsCleaner("jdbc", () -> {
+			clock.advance(runTime[run[0]++]);
+			return 120_000;
+		}, Duration.ofMinutes(1), IdempotencyObserver.NONE, clock);
+		cleaner.cleanUp();
+		assertThat(output).contains("Removed 120000 expired idempotency records from the jdbc store in 59.000 s")
+			.doesNotContain("WARN");
+		cleaner.cleanUp();
+		assertThat(output).containsOnlyOnce("WARN")
+			.contains("The jdbc store's cleanup removed 120000 expired idempotency records in 61.000 s (1967 "
+					+ "records/s), longer than its interval of PT1M: records expire about as fast as it removes them,"
+					+ " or faster")
+			.contains("max-rows-per-second");
 	}
 
 	@Test
