@@ -29,7 +29,9 @@ public abstract class IdempotencyContext {
 	public static IdempotencyContext current() {
 		IdempotencyContext context = CURRENT.get();
 		if (context == null) {
-			throw new IllegalStateException("No idempotent operation is running on this thread");
+			throw new IllegalStateException("No idempotent operation is running on this thread (on a thread a Mono "
+					+ "moved to, or in a Kotlin suspend fun, the context follows with Reactor's automatic context "
+					+ "propagation: spring.reactor.context-propagation=auto and io.micrometer:context-propagation)");
 		}
 		return context;
 	}

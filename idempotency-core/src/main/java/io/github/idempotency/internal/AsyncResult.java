@@ -72,8 +72,10 @@ abstract class AsyncResult {
 	 * @param result the result
 	 * @param context the caller's Reactor {@code ContextView} a {@code Mono} is subscribed
 	 * with (where it finds the caller's reactive transaction), or {@code null}
+	 * @param run the run the result is the method's result of, which a {@code Mono} is
+	 * subscribed with ({@link IdempotencyContextAccessor}), or {@code null}
 	 */
-	abstract CompletionStage<?> stage(Object result, @Nullable Object context);
+	abstract CompletionStage<?> stage(Object result, @Nullable Object context, @Nullable Execution run);
 
 	/**
 	 * A result of the declared type that settles with {@code settled}.
@@ -111,7 +113,7 @@ abstract class AsyncResult {
 		}
 
 		@Override
-		CompletionStage<?> stage(Object result, @Nullable Object context) {
+		CompletionStage<?> stage(Object result, @Nullable Object context, @Nullable Execution run) {
 			return (CompletionStage<?>) result;
 		}
 
@@ -144,9 +146,15 @@ abstract class AsyncResult {
 		}
 
 		@Override
-		CompletionStage<?> stage(Object result, @Nullable Object context) {
+		CompletionStage<?> stage(Object result, @Nullable Object context, @Nullable Execution run) {
 			reactor.core.publisher.Mono<?> mono = (reactor.core.publisher.Mono<?>) result;
-			return ((context != null) ? mono.contextWrite((reactor.util.context.ContextView) context) : mono).toFuture();
+			if (context != null) {
+				mono = mono.contextWrite((reactor.util.context.ContextView) context);
+			}
+			if (run != null) {
+				mono = mono.contextWrite(reactor.util.context.Context.of(Execution.CONTEXT_KEY, run));
+			}
+			return mono.toFuture();
 		}
 
 		@Override

@@ -137,7 +137,7 @@ final class AsyncSingleCall implements Runnable {
 		try {
 			Object answered = round.answer();
 			if (answered != ClaimLoop.WAIT) {
-				this.async.stage(Objects.requireNonNull(answered), null).whenComplete((value, failure) -> {
+				this.async.stage(Objects.requireNonNull(answered), null, null).whenComplete((value, failure) -> {
 					if (failure != null) {
 						this.answer.completeExceptionally((failure instanceof CompletionException
 								&& failure.getCause() != null) ? failure.getCause() : failure);

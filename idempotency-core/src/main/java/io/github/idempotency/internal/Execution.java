@@ -38,6 +38,12 @@ final class Execution extends IdempotencyContext {
 
 	private volatile boolean leaseLost;
 
+	/**
+	 * The key of the run in the Reactor context a method's {@code Mono} is subscribed with
+	 * ({@link IdempotencyContextAccessor}).
+	 */
+	static final String CONTEXT_KEY = "io.github.idempotency.IdempotencyContext";
+
 	private volatile LeaseRenewer.@Nullable Lease lease;
 
 	/**

@@ -3,6 +3,7 @@ package io.github.idempotency.internal;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 
 import io.micrometer.observation.Observation;
@@ -177,7 +178,18 @@ final class SingleCall extends ClaimLoop {
 		}
 		CompletableFuture<@Nullable Object> settled = new CompletableFuture<>();
 		Observation observation = this.protocol.observations().handOver();
-		async.stage(result, this.context).whenComplete((value, thrown) -> {
+		CompletionStage<?> stage;
+		// a result assembled lazily (a Mono.fromCallable) runs the method's code when it is
+		// subscribed, here: with the run's context bound, as for the method's call, and in the
+		// Reactor context for the threads it goes on to (IdempotencyContextAccessor)
+		IdempotencyContext previous = execution.bind();
+		try {
+			stage = async.stage(result, this.context, execution);
+		}
+		finally {
+			execution.unbind(previous);
+		}
+		stage.whenComplete((value, thrown) -> {
 			Throwable failure = (thrown instanceof CompletionException && thrown.getCause() != null) ? thrown.getCause()
 					: thrown;
 			Ending ending = (failure != null) ? this.protocol.settlement().threw(execution, failure)

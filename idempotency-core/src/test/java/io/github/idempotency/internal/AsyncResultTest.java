@@ -13,10 +13,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.json.JsonMapper;
 
+import io.github.idempotency.IdempotencyContext;
 import io.github.idempotency.IdempotencyTemplate;
 import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.IdempotentRequest;
@@ -176,6 +179,43 @@ class AsyncResultTest {
 		assertThat(first.block(Duration.ofSeconds(10))).isEqualTo(new Receipt("k1", 42));
 		assertThat(status("k1")).isEqualTo(RecordStatus.COMPLETED);
 		assertThat(this.runs).hasValue(1);
+	}
+
+	/**
+	 * A {@code Mono} whose work waits for its subscription (a {@code fromCallable}, a Kotlin
+	 * {@code suspend fun}) sees its run's context there, as a method's own code does.
+	 */
+	@Test
+	void workDeferredToTheSubscriptionSeesTheRunsContext() throws Throwable {
+		IdempotentOperation operation = operation(new ParameterizedTypeReference<Mono<String>>() {
+		}, null);
+		Mono<?> result = (Mono<?>) this.engine.execute(operation, "k1", null,
+				() -> Mono.fromCallable(() -> IdempotencyContext.current().key()));
+		assertThat(result.block(Duration.ofSeconds(10))).isEqualTo("k1");
+	}
+
+	/**
+	 * With Reactor's automatic context propagation the run's context is current wherever the
+	 * method's {@code Mono} goes on (another thread, after the method returned), and only
+	 * there.
+	 */
+	@Test
+	void withAutomaticContextPropagationTheRunsContextFollowsItsMonoToOtherThreads() throws Throwable {
+		IdempotentOperation operation = operation(new ParameterizedTypeReference<Mono<String>>() {
+		}, null);
+		Hooks.enableAutomaticContextPropagation();
+		try {
+			Mono<?> result = (Mono<?>) this.engine.execute(operation, "k1", null, () -> Mono.delay(Duration.ofMillis(1))
+				.publishOn(Schedulers.boundedElastic())
+				.map((tick) -> Thread.currentThread().getName() + ":" + IdempotencyContext.current().key()));
+			assertThat((String) result.block(Duration.ofSeconds(10))).startsWith("boundedElastic-").endsWith(":k1");
+			assertThat(Mono.just("after").publishOn(Schedulers.boundedElastic())
+				.map((value) -> IdempotencyContext.find().isPresent())
+				.block(Duration.ofSeconds(10))).isFalse();
+		}
+		finally {
+			Hooks.disableAutomaticContextPropagation();
+		}
 	}
 
 	private Object run(IdempotentOperation operation, String key, Object result) throws Throwable {

@@ -16,7 +16,7 @@ import reactor.core.scheduler.Schedulers;
 
 import io.github.idempotency.store.ReactiveIdempotencyStore;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ArgumentsSource;
 import tools.jackson.databind.json.JsonMapper;
 
 import io.github.idempotency.IdempotencyContext;
@@ -41,10 +41,11 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The protocol, case by case, through every shape of call ({@link Shape}: single,
- * batch element, future, Mono): each case is written once, and each store runs it by
- * naming itself in a subclass of a few lines ({@code MemoryProtocolBehaviourTest} here,
- * {@code PostgresProtocolBehaviourTest} and the others in the store modules). Time moves
+ * The protocol, case by case, through every shape of call ({@link Shape}: single, batch
+ * element, future, Mono, and in the Kotlin tests a {@code suspend fun}): each case is written
+ * once, and each store runs it by naming itself in a subclass of {@link EngineSuites} of a
+ * few lines ({@code MemoryEngineTest} here, {@code PostgresJdbcEngineTest} and the others in
+ * the store modules, {@code SuspendEngineTests} for Kotlin). Time moves
  * on a {@link ManualTime} that is the store's clock; leases are not renewed, so that the
  * clock alone decides them.
  */
@@ -167,7 +168,7 @@ public abstract class ProtocolBehaviourSuite {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Shape.class)
+	@ArgumentsSource(ThroughShapes.Source.class)
 	void aNewKeyRunsOnceAndEveryLaterCallGetsItsStoredResult(Shape shape) throws Throwable {
 		IdempotentOperation operation = start(shape, InProgressPolicy.REJECT);
 		assertThat(charge(shape, operation, "k1")).isEqualTo(new Receipt("r1"));
@@ -183,7 +184,7 @@ public abstract class ProtocolBehaviourSuite {
 	 */
 	@org.junit.jupiter.api.Test
 	void aSubscriberThatCancelsDoesNotCancelTheClaimedRun() throws Throwable {
-		IdempotentOperation operation = start(Shape.MONO, InProgressPolicy.WAIT);
+		IdempotentOperation operation = start(JavaShape.MONO, InProgressPolicy.WAIT);
 		reactor.core.publisher.Sinks.One<Receipt> pending = reactor.core.publisher.Sinks.one();
 		java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
 		reactor.core.publisher.Mono<?> result = (reactor.core.publisher.Mono<?>) this.engine.execute(operation, "k1",
@@ -196,13 +197,13 @@ public abstract class ProtocolBehaviourSuite {
 		assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
 		subscriber.dispose();
 		pending.tryEmitValue(new Receipt("r1"));
-		assertThat(charge(Shape.MONO, operation, "k1")).isEqualTo(new Receipt("r1"));
+		assertThat(charge(JavaShape.MONO, operation, "k1")).isEqualTo(new Receipt("r1"));
 		assertThat(status("k1")).isEqualTo(RecordStatus.COMPLETED);
 		assertThat(this.runs).hasValue(1);
 	}
 
 	@ParameterizedTest
-	@EnumSource(Shape.class)
+	@ArgumentsSource(ThroughShapes.Source.class)
 	void aKeyInProgressElsewhereIsRejectedWhenTheOperationRejects(Shape shape) {
 		IdempotentOperation operation = start(shape, InProgressPolicy.REJECT);
 		holdElsewhere("k1");
@@ -212,7 +213,7 @@ public abstract class ProtocolBehaviourSuite {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Shape.class)
+	@ArgumentsSource(ThroughShapes.Source.class)
 	void aKeyInProgressElsewhereIsWaitedForAndAnsweredWithItsResult(Shape shape) throws Exception {
 		IdempotentOperation operation = start(shape, InProgressPolicy.WAIT);
 		ClaimHandle elsewhere = holdElsewhere("k1");
@@ -232,7 +233,7 @@ public abstract class ProtocolBehaviourSuite {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Shape.class)
+	@ArgumentsSource(ThroughShapes.Source.class)
 	void aKeyUsedAgainWithAnotherPayloadIsRefused(Shape shape) throws Throwable {
 		IdempotentOperation operation = start(shape, InProgressPolicy.REJECT);
 		call(shape, operation, "k1", "100 EUR", () -> new Receipt("r1"));
@@ -247,7 +248,7 @@ public abstract class ProtocolBehaviourSuite {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Shape.class)
+	@ArgumentsSource(ThroughShapes.Source.class)
 	void aPermanentFailureIsRecordedAndReplayedWithoutRunningAgain(Shape shape) throws Throwable {
 		IdempotentOperation operation = start(shape, InProgressPolicy.REJECT);
 		assertThatExceptionOfType(CardDeclinedException.class).isThrownBy(() -> call(shape, operation, "k1", "k1", () -> {
@@ -259,7 +260,7 @@ public abstract class ProtocolBehaviourSuite {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Shape.class)
+	@ArgumentsSource(ThroughShapes.Source.class)
 	void anyOtherFailureGivesTheKeyBackSoTheNextCallRunsAgain(Shape shape) throws Throwable {
 		IdempotentOperation operation = start(shape, InProgressPolicy.REJECT);
 		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> call(shape, operation, "k1", "k1", () -> {
@@ -271,7 +272,7 @@ public abstract class ProtocolBehaviourSuite {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Shape.class)
+	@ArgumentsSource(ThroughShapes.Source.class)
 	void aResultThatCannotBeStoredIsRecordedAsFailedSoTheNextCallDoesNotRunIt(Shape shape) throws Throwable {
 		IdempotentOperation operation = start(shape, InProgressPolicy.REJECT);
 		assertThat(call(shape, operation, "k1", "k1", () -> new Receipt(Receipt.UNWRITABLE)))
@@ -284,7 +285,7 @@ public abstract class ProtocolBehaviourSuite {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Shape.class)
+	@ArgumentsSource(ThroughShapes.Source.class)
 	void aRunWhoseKeyWasTakenOverLeavesTheOtherRunsRecordAndSaysSo(Shape shape) {
 		IdempotentOperation operation = start(shape, InProgressPolicy.REJECT);
 		assertThatExceptionOfType(IdempotencyLeaseLostException.class).isThrownBy(() -> call(shape, operation, "k1",
@@ -301,7 +302,7 @@ public abstract class ProtocolBehaviourSuite {
 	}
 
 	@ParameterizedTest
-	@EnumSource(Shape.class)
+	@ArgumentsSource(ThroughShapes.Source.class)
 	void aTakeoverRunsWithTheNextAttemptAndTheLastRecoveryPoint(Shape shape) throws Throwable {
 		IdempotentOperation operation = start(shape, InProgressPolicy.REJECT);
 		assertThat(holdElsewhere("k1").saveRecoveryPoint("stock-reserved")).isTrue();

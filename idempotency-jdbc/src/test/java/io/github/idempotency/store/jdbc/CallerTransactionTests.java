@@ -21,7 +21,7 @@ import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.internal.EngineSettings;
 import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.internal.IdempotentOperation;
-import io.github.idempotency.internal.Shape;
+import io.github.idempotency.internal.JavaShape;
 import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.RecordStatus;
@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The engine on the jdbc store inside the caller's transaction, run as a single call and
- * as the element of a batch (the synchronous {@link Shape}s: an asynchronous result is
+ * as the element of a batch (the synchronous {@link JavaShape}s: an asynchronous result is
  * refused inside a transaction): the operation writes its effect on the store's
  * {@code DataSource}, in the same transaction. Each transaction manager is a subclass
  * that says how its commit is made to fail; the case of a failed commit is written here
@@ -132,7 +132,7 @@ abstract class CallerTransactionTests {
 	}
 
 	static Stream<Arguments> shapesAndEnds() {
-		return Stream.of(Shape.SINGLE, Shape.BATCH_ELEMENT)
+		return Stream.of(JavaShape.SINGLE, JavaShape.BATCH_ELEMENT)
 			.flatMap((shape) -> Stream.of(RunEnd.values()).map((end) -> Arguments.of(shape, end)));
 	}
 
@@ -146,7 +146,7 @@ abstract class CallerTransactionTests {
 	 */
 	@ParameterizedTest(name = "{0}, {1}")
 	@MethodSource("shapesAndEnds")
-	void aRunWhoseCommitFailsAfterItEndedLeavesNothingButARecordedFailure(Shape shape, RunEnd end) throws Throwable {
+	void aRunWhoseCommitFailsAfterItEndedLeavesNothingButARecordedFailure(JavaShape shape, RunEnd end) throws Throwable {
 		String key = "commit-failed-" + end;
 		assertThatExceptionOfType(TransactionException.class)
 			.isThrownBy(() -> this.transactions.executeWithoutResult((status) -> {
@@ -176,7 +176,7 @@ abstract class CallerTransactionTests {
 	 * Asserts that {@code delivery} met the recorded failure: a single call replays it, a
 	 * batch answers its element {@code null} (skipped, as {@code executeAll} documents).
 	 */
-	static void assertFailureReplayed(Shape shape, Delivery delivery) throws Throwable {
+	static void assertFailureReplayed(JavaShape shape, Delivery delivery) throws Throwable {
 		if (!shape.skipsRefusals()) {
 			assertThatExceptionOfType(IdempotentFailureReplayedException.class).isThrownBy(delivery::deliver);
 		}
@@ -197,7 +197,7 @@ abstract class CallerTransactionTests {
 	 * Delivers {@code key} in a transaction that commits, whatever the run does: a failure
 	 * is caught inside it and thrown again once it has committed.
 	 */
-	Object deliverInTransaction(Shape shape, String key, @Nullable RuntimeException failure) throws Throwable {
+	Object deliverInTransaction(JavaShape shape, String key, @Nullable RuntimeException failure) throws Throwable {
 		Throwable[] caught = new Throwable[1];
 		Object result = this.transactions.execute((status) -> {
 			try {
@@ -218,7 +218,7 @@ abstract class CallerTransactionTests {
 	 * Runs the operation of {@code key}, called as {@code shape} says: it writes its
 	 * effect, then throws {@code failure}, if any, or returns its result.
 	 */
-	@Nullable Object run(Shape shape, String key, @Nullable RuntimeException failure) {
+	@Nullable Object run(JavaShape shape, String key, @Nullable RuntimeException failure) {
 		try {
 			return shape.call(this.engine, operation(shape), key, () -> {
 				JdbcClient.create(this.dataSource)
@@ -251,7 +251,7 @@ abstract class CallerTransactionTests {
 		return this.workflow + "-" + key;
 	}
 
-	private IdempotentOperation operation(Shape shape) {
+	private IdempotentOperation operation(JavaShape shape) {
 		return shape.prepare(this.engine, this.workflow, String.class, List.of(CardDeclinedException.class));
 	}
 

@@ -20,7 +20,7 @@ import com.arjuna.ats.arjuna.common.ObjectStoreEnvironmentBean;
 import com.arjuna.ats.internal.jta.transaction.arjunacore.TransactionSynchronizationRegistryImple;
 import com.arjuna.ats.jta.UserTransaction;
 import com.arjuna.common.internal.util.propertyservice.BeanPopulator;
-import io.github.idempotency.internal.Shape;
+import io.github.idempotency.internal.JavaShape;
 import io.github.idempotency.store.RecordStatus;
 import org.springframework.core.Ordered;
 import org.springframework.transaction.jta.JtaTransactionManager;
@@ -116,8 +116,8 @@ abstract class JtaTransactionTests extends CallerTransactionTests {
 	}
 
 	@ParameterizedTest(name = "{0}")
-	@EnumSource(value = Shape.class, names = { "SINGLE", "BATCH_ELEMENT" })
-	void aRunWhoseJtaTransactionCommitsIsCompletedWithItsWritesAndReplayed(Shape shape) throws Throwable {
+	@EnumSource(value = JavaShape.class, names = { "SINGLE", "BATCH_ELEMENT" })
+	void aRunWhoseJtaTransactionCommitsIsCompletedWithItsWritesAndReplayed(JavaShape shape) throws Throwable {
 		String key = "committed";
 		assertThat(deliverInTransaction(shape, key, null)).isEqualTo("charged " + key);
 		assertThat(this.store.find(id(key)).orElseThrow().status()).isEqualTo(RecordStatus.COMPLETED);
@@ -126,8 +126,8 @@ abstract class JtaTransactionTests extends CallerTransactionTests {
 	}
 
 	@ParameterizedTest(name = "{0}")
-	@EnumSource(value = Shape.class, names = { "SINGLE", "BATCH_ELEMENT" })
-	void aRunWhoseJtaTransactionRollsBackLeavesNothingAndRunsAgain(Shape shape) throws Throwable {
+	@EnumSource(value = JavaShape.class, names = { "SINGLE", "BATCH_ELEMENT" })
+	void aRunWhoseJtaTransactionRollsBackLeavesNothingAndRunsAgain(JavaShape shape) throws Throwable {
 		String key = "rolled-back";
 		this.transactions.executeWithoutResult((status) -> {
 			run(shape, key, null);
@@ -140,8 +140,8 @@ abstract class JtaTransactionTests extends CallerTransactionTests {
 	}
 
 	@ParameterizedTest(name = "{0}")
-	@EnumSource(value = Shape.class, names = { "SINGLE", "BATCH_ELEMENT" })
-	void aFailureTheCallerCatchesInAJtaTransactionThatCommitsIsRecordedWithTheWritesAndReplayed(Shape shape)
+	@EnumSource(value = JavaShape.class, names = { "SINGLE", "BATCH_ELEMENT" })
+	void aFailureTheCallerCatchesInAJtaTransactionThatCommitsIsRecordedWithTheWritesAndReplayed(JavaShape shape)
 			throws Throwable {
 		String key = "caught";
 		assertThatExceptionOfType(IllegalStateException.class)
@@ -153,8 +153,8 @@ abstract class JtaTransactionTests extends CallerTransactionTests {
 	}
 
 	@ParameterizedTest(name = "{0}")
-	@EnumSource(value = Shape.class, names = { "SINGLE", "BATCH_ELEMENT" })
-	void aRecordedFailureWhoseJtaTransactionRollsBackIsStoredAfterTheRollbackAndReplayed(Shape shape)
+	@EnumSource(value = JavaShape.class, names = { "SINGLE", "BATCH_ELEMENT" })
+	void aRecordedFailureWhoseJtaTransactionRollsBackIsStoredAfterTheRollbackAndReplayed(JavaShape shape)
 			throws Throwable {
 		String key = "declined";
 		assertThatExceptionOfType(CardDeclinedException.class).isThrownBy(() -> this.transactions
@@ -167,8 +167,8 @@ abstract class JtaTransactionTests extends CallerTransactionTests {
 	}
 
 	@ParameterizedTest(name = "{0}")
-	@EnumSource(value = Shape.class, names = { "SINGLE", "BATCH_ELEMENT" })
-	void aRedeliveryThatMeetsTheRecordAsTheJtaTransactionCommitsFindsItFinishedThoughTheLeaseRanOut(Shape shape) {
+	@EnumSource(value = JavaShape.class, names = { "SINGLE", "BATCH_ELEMENT" })
+	void aRedeliveryThatMeetsTheRecordAsTheJtaTransactionCommitsFindsItFinishedThoughTheLeaseRanOut(JavaShape shape) {
 		String key = "outlived";
 		List<Object> redelivered = new CopyOnWriteArrayList<>();
 		this.transactions.executeWithoutResult((status) -> {
@@ -206,8 +206,8 @@ abstract class JtaTransactionTests extends CallerTransactionTests {
 	 * source's own is: the claim would have to write in it. Nothing runs, nothing is stored.
 	 */
 	@ParameterizedTest(name = "{0}")
-	@EnumSource(value = Shape.class, names = { "SINGLE", "BATCH_ELEMENT" })
-	void aReadOnlyJtaTransactionRefusesTheClaimAndNothingRuns(Shape shape) {
+	@EnumSource(value = JavaShape.class, names = { "SINGLE", "BATCH_ELEMENT" })
+	void aReadOnlyJtaTransactionRefusesTheClaimAndNothingRuns(JavaShape shape) {
 		TransactionTemplate readOnly = new TransactionTemplate(this.transactions.getTransactionManager());
 		readOnly.setReadOnly(true);
 		assertThatIllegalStateException().isThrownBy(() -> readOnly.execute((status) -> run(shape, "read-only", null)))

@@ -22,7 +22,7 @@ import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.observe.IdempotencyObserver;
 import io.github.idempotency.internal.IdempotentOperation;
 import io.github.idempotency.internal.OperationDefinition;
-import io.github.idempotency.internal.Shape;
+import io.github.idempotency.internal.JavaShape;
 import io.github.idempotency.test.MutableClock;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
@@ -127,8 +127,8 @@ class HybridIdempotencyStoreTransactionTest {
 	 * and the redelivery runs again; a single call and a batch element.
 	 */
 	@ParameterizedTest(name = "{0}")
-	@EnumSource(value = Shape.class, names = { "SINGLE", "BATCH_ELEMENT" })
-	void aRecordWhoseCommitFailsIsNeverCachedAndTheRedeliveryRunsAgain(Shape shape) throws Throwable {
+	@EnumSource(value = JavaShape.class, names = { "SINGLE", "BATCH_ELEMENT" })
+	void aRecordWhoseCommitFailsIsNeverCachedAndTheRedeliveryRunsAgain(JavaShape shape) throws Throwable {
 		JdbcClient jdbc = JdbcClient.create(this.dataSource);
 		jdbc.sql("CREATE TABLE IF NOT EXISTS hybrid_tx_poison (ref TEXT NOT NULL, CONSTRAINT hybrid_tx_poison_ref "
 				+ "UNIQUE (ref) DEFERRABLE INITIALLY DEFERRED)").update();

@@ -3,7 +3,7 @@ package io.github.idempotency.store.redis;
 import io.github.idempotency.IdempotentFailureReplayedException;
 import io.github.idempotency.internal.IdempotencyEngine;
 import io.github.idempotency.internal.EngineSettings;
-import io.github.idempotency.internal.Shape;
+import io.github.idempotency.internal.JavaShape;
 import io.github.idempotency.observe.IdempotencyObserver;
 import java.time.Clock;
 import java.util.List;
@@ -98,7 +98,7 @@ class RedisSettleAfterTheTransactionTest {
 		Function<Clock, IdempotencyStore> memory = MemoryIdempotencyStore::new;
 		Function<Clock, IdempotencyStore> redisStore = (clock) -> new RedisIdempotencyStore(redis,
 				"idempotency-test-" + UUID.randomUUID(), clock);
-		return Stream.of(Shape.SINGLE, Shape.BATCH_ELEMENT)
+		return Stream.of(JavaShape.SINGLE, JavaShape.BATCH_ELEMENT)
 			.flatMap((shape) -> Stream.of(Arguments.of("memory", memory, shape), Arguments.of("redis", redisStore, shape)));
 	}
 
@@ -124,7 +124,7 @@ class RedisSettleAfterTheTransactionTest {
 	@ParameterizedTest(name = "{0} {2} {3}")
 	@MethodSource("storesShapesAndEnds")
 	void aCommitThatFailsAfterTheRunEndedLeavesNothingButARecordedFailure(String name,
-			Function<Clock, IdempotencyStore> stores, Shape shape, RunEnd end) {
+			Function<Clock, IdempotencyStore> stores, JavaShape shape, RunEnd end) {
 		IdempotencyStore store = stores.apply(Clock.systemUTC());
 		String key = "k-" + UUID.randomUUID();
 		AtomicBoolean poison = new AtomicBoolean(true);
@@ -169,7 +169,7 @@ class RedisSettleAfterTheTransactionTest {
 	@ParameterizedTest(name = "{0} {2}")
 	@MethodSource("storesAndShapes")
 	void theRecordSaysCompletedOnlyOnceTheTransactionHasCommitted(String name, Function<Clock, IdempotencyStore> stores,
-			Shape shape) {
+			JavaShape shape) {
 		IdempotencyStore store = stores.apply(Clock.systemUTC());
 		String key = "k-" + UUID.randomUUID();
 		AtomicReference<@Nullable RecordStatus> beforeCommit = new AtomicReference<>();
@@ -193,7 +193,7 @@ class RedisSettleAfterTheTransactionTest {
 	 * {@code poison} is set, which fails the commit), then throws {@code failure}, if any,
 	 * which the caller catches inside the transaction.
 	 */
-	private @Nullable Object charge(IdempotencyStore store, Shape shape, String key, AtomicBoolean poison,
+	private @Nullable Object charge(IdempotencyStore store, JavaShape shape, String key, AtomicBoolean poison,
 			@Nullable RuntimeException failure) {
 		return this.transaction.execute((status) -> {
 			try {
@@ -219,7 +219,7 @@ class RedisSettleAfterTheTransactionTest {
 		});
 	}
 
-	private @Nullable Object call(IdempotencyStore store, Shape shape, String key,
+	private @Nullable Object call(IdempotencyStore store, JavaShape shape, String key,
 			java.util.function.Supplier<@Nullable Object> body) {
 		if (this.engine == null || this.engine.store() != store) {
 			closeEngine();
