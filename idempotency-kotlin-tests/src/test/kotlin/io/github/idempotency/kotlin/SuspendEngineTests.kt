@@ -38,6 +38,7 @@ import java.time.Clock
 import java.time.Duration
 import java.util.UUID
 import java.util.function.Supplier
+import javax.sql.DataSource
 
 /**
  * A Kotlin `suspend fun` behind Spring AOP, as `@Idempotent` advises one: Spring calls the
@@ -102,37 +103,48 @@ class MemorySuspendEngineTest : EngineSuites() {
 
 }
 
-@ThroughASuspendFun
-class PostgresJdbcSuspendEngineTest : EngineSuites() {
+/** A test database: its pools, on which the table is made once. */
+enum class Database(private val url: () -> String, private val pool: () -> DataSource, private val platform: String) {
+
+	POSTGRES(TestServers::postgresUrl, TestDatabases::postgres, "postgresql"),
+
+	MARIADB(TestServers::mariaDbUrl, TestDatabases::mariaDb, "mysql");
+
+	val dataSource: DataSource by lazy { pool().also { TestDatabases.createTable(it, platform, TABLE) } }
+
+	val connections: ConnectionFactory by lazy { dataSource.let { ConnectionFactories.get(TestServers.r2dbcUrl(url(), 8)) } }
+
+}
+
+/** The jdbc store on [database]. */
+abstract class JdbcSuspendEngines(private val database: Database) : EngineSuites() {
 
 	override fun store(clock: Clock): IdempotencyStore =
-		JdbcIdempotencyStore(TestDatabases.postgres(), TABLE, Duration.ofSeconds(5), clock)
+		JdbcIdempotencyStore(database.dataSource, TABLE, Duration.ofSeconds(5), clock)
 
-	companion object {
+}
 
-		@JvmStatic
-		@BeforeAll
-		fun createTable() = TestDatabases.createTable(TestDatabases.postgres(), "postgresql", TABLE)
+/** The r2dbc store on [database]: the blocking path through its blocking view. */
+abstract class R2dbcSuspendEngines(private val database: Database) : EngineSuites() {
 
-	}
+	override fun store(clock: Clock): IdempotencyStore = ReactiveIdempotencyStore.blocking(reactiveStore(clock))
+
+	override fun reactiveStore(clock: Clock): ReactiveIdempotencyStore =
+		R2dbcIdempotencyStore(database.connections, TABLE, Duration.ofSeconds(5), clock)
 
 }
 
 @ThroughASuspendFun
-class MariaDbJdbcSuspendEngineTest : EngineSuites() {
+class PostgresJdbcSuspendEngineTest : JdbcSuspendEngines(Database.POSTGRES)
 
-	override fun store(clock: Clock): IdempotencyStore =
-		JdbcIdempotencyStore(TestDatabases.mariaDb(), TABLE, Duration.ofSeconds(5), clock)
+@ThroughASuspendFun
+class MariaDbJdbcSuspendEngineTest : JdbcSuspendEngines(Database.MARIADB)
 
-	companion object {
+@ThroughASuspendFun
+class PostgresR2dbcSuspendEngineTest : R2dbcSuspendEngines(Database.POSTGRES)
 
-		@JvmStatic
-		@BeforeAll
-		fun createTable() = TestDatabases.createTable(TestDatabases.mariaDb(), "mysql", TABLE)
-
-	}
-
-}
+@ThroughASuspendFun
+class MariaDbR2dbcSuspendEngineTest : R2dbcSuspendEngines(Database.MARIADB)
 
 @ThroughASuspendFun
 class RedisSuspendEngineTest : EngineSuites() {
@@ -157,50 +169,6 @@ class RedisSuspendEngineTest : EngineSuites() {
 		@JvmStatic
 		@AfterAll
 		fun disconnect() = connections.destroy()
-
-	}
-
-}
-
-@ThroughASuspendFun
-class PostgresR2dbcSuspendEngineTest : EngineSuites() {
-
-	override fun store(clock: Clock): IdempotencyStore = ReactiveIdempotencyStore.blocking(reactiveStore(clock))
-
-	override fun reactiveStore(clock: Clock): ReactiveIdempotencyStore =
-		R2dbcIdempotencyStore(connections, TABLE, Duration.ofSeconds(5), clock)
-
-	companion object {
-
-		private val connections: ConnectionFactory by lazy {
-			ConnectionFactories.get(TestServers.r2dbcUrl(TestServers.postgresUrl(), 8))
-		}
-
-		@JvmStatic
-		@BeforeAll
-		fun createTable() = TestDatabases.createTable(TestDatabases.postgres(), "postgresql", TABLE)
-
-	}
-
-}
-
-@ThroughASuspendFun
-class MariaDbR2dbcSuspendEngineTest : EngineSuites() {
-
-	override fun store(clock: Clock): IdempotencyStore = ReactiveIdempotencyStore.blocking(reactiveStore(clock))
-
-	override fun reactiveStore(clock: Clock): ReactiveIdempotencyStore =
-		R2dbcIdempotencyStore(connections, TABLE, Duration.ofSeconds(5), clock)
-
-	companion object {
-
-		private val connections: ConnectionFactory by lazy {
-			ConnectionFactories.get(TestServers.r2dbcUrl(TestServers.mariaDbUrl(), 8))
-		}
-
-		@JvmStatic
-		@BeforeAll
-		fun createTable() = TestDatabases.createTable(TestDatabases.mariaDb(), "mysql", TABLE)
 
 	}
 
