@@ -8,7 +8,10 @@
 #   during  ROWS expired rows, the auto-configured cleanup running at its default pace
 #   after   the rest removed at full speed, the table vacuumed and analyzed
 # and prints one line per phase, the ratios during / before and before / empty (ROWS
-# against an empty table), and the rows the cleanup removed a second while it ran. The
+# against an empty table), and the rows the cleanup removed a second while it ran.
+# PHASES=alternating instead runs one trial in which the cleanup runs through every other
+# iteration, and compares the iterations with it and without it (paired in time, so that
+# the machine's and the table's drift falls on both; ITERATIONS should be even). The
 # servers are found as by run.sh (IDEMPOTENCY_TEST_POSTGRES_URL and
 # IDEMPOTENCY_TEST_MARIADB_URL, else the standard local addresses). Run it on an idle
 # machine.
@@ -57,18 +60,41 @@ done
 python3 - "$out" "$rows" $databases <<'PY'
 import json, os, re, sys
 out, rows, databases = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-phases = [p for p in ['empty', 'before', 'during', 'after']
+phases = [p for p in ['empty', 'before', 'during', 'after', 'alternating']
           if all(os.path.exists(os.path.join(out, f'{d}-{p}.json')) for d in databases)]
-def percentiles(database, phase):
+warmups = int(os.environ.get('WARMUPS', '2'))
+def percentile(histogram, q):
+    total, seen = sum(histogram.values()), 0
+    for value in sorted(histogram):
+        seen += histogram[value]
+        if seen >= q * total:
+            return value
+def percentiles(database, phase, cleanup=None):
+    """p50 and p99 per benchmark; in phase alternating, of the measured iterations with the
+    cleanup (cleanup=True: the warm-ups and measurements counted together, every second one)
+    or without it"""
     result = {}
     for r in json.load(open(os.path.join(out, f'{database}-{phase}.json'))):
-        p = r['primaryMetric']['scorePercentiles']
-        result[r['benchmark'].rsplit('.', 1)[1]] = (p['50.0'], p['99.0'])
+        name = r['benchmark'].rsplit('.', 1)[1]
+        if cleanup is None:
+            p = r['primaryMetric']['scorePercentiles']
+            result[name] = (p['50.0'], p['99.0'])
+            continue
+        merged = {}
+        for fork in r['primaryMetric']['rawDataHistogram']:
+            for i, iteration in enumerate(fork):
+                if ((warmups + i) % 2 == 1) == cleanup:
+                    for value, count in iteration:
+                        merged[value] = merged.get(value, 0) + count
+        result[name] = (percentile(merged, 0.5), percentile(merged, 0.99))
     return result
 print(f'{rows:,} expired rows, {os.environ.get("THREADS", "4")} threads, claim latency in µs')
 for database in databases:
-    found = {phase: percentiles(database, phase) for phase in phases}
-    for phase in phases:
+    found = {phase: percentiles(database, phase) for phase in phases if phase != 'alternating'}
+    if 'alternating' in phases:
+        found['alternating without'] = percentiles(database, 'alternating', False)
+        found['alternating with'] = percentiles(database, 'alternating', True)
+    for phase in found:
         cells = '  '.join(f'{name[7:].lower()} p50 {p50:8.0f} p99 {p99:8.0f}'
                           for name, (p50, p99) in sorted(found[phase].items()))
         print(f'{database:10} {phase:6}  {cells}')
@@ -78,8 +104,14 @@ for database in databases:
             print(f'{database:10} {kind:9} p99 during / before {found["during"][name][1] / found["before"][name][1]:.2f}')
         if 'empty' in found:
             print(f'{database:10} {kind:9} p99 {rows:,} rows / empty {found["before"][name][1] / found["empty"][name][1]:.2f}')
-    if 'during' in found:
-        for line in open(os.path.join(out, f'{database}-during.log')):
+    if 'alternating' in phases:
+        for name in sorted(found['alternating with']):
+            ratio = found['alternating with'][name][1] / found['alternating without'][name][1]
+            print(f'{database:10} {name[7:].lower():9} p99 with / without the cleanup, iterations alternated {ratio:.2f}')
+    for phase in ('during', 'alternating'):
+        if phase not in phases:
+            continue
+        for line in open(os.path.join(out, f'{database}-{phase}.log')):
             cleanup = re.search(r'cleanup: \d+ rows.*', line)
             if cleanup:
                 print(f'{database:10} {cleanup.group(0)}')

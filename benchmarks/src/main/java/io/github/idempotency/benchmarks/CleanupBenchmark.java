@@ -3,6 +3,7 @@ package io.github.idempotency.benchmarks;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
 
@@ -28,8 +29,12 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * {@code before} (all of them, no cleanup), {@code during} (the auto-configured
  * {@link ExpiredRecordsCleaner}, at its default pace, runs from the trial's start to its
  * end; the rows it removed a second are printed as {@code cleanup: ...}), {@code after}
- * (whatever is left removed at full speed, then the table vacuumed and analyzed). Phases
- * {@code before} and {@code during} fill the table up to {@code rows} first (bulk
+ * (whatever is left removed at full speed, then the table vacuumed and analyzed), and
+ * {@code alternating}: the cleanup runs through every other iteration (from its start to
+ * its end, then {@link #SETTLE} for the database to settle before the next), so that
+ * iterations with and without it are paired in one trial, on the same table at the same
+ * time, and a slow drift of the machine or the table falls on both. Phases {@code before},
+ * {@code during} and {@code alternating} fill the table up to {@code rows} first (bulk
  * inserts: {@code generate_series} on PostgreSQL, the sequence engine on MariaDB).
  * {@code benchmarks/cleanup.sh} runs the phases in order and prints the percentiles.
  */
@@ -40,6 +45,9 @@ public class CleanupBenchmark {
 	static final String EXPIRED = "cleanup-expired";
 
 	private static final int CHUNK = 1_000_000;
+
+	/** The pause after an iteration with the cleanup, before the next one starts. */
+	static final long SETTLE = 2_000;
 
 	@Param({ "postgresql" })
 	public String database;
@@ -62,6 +70,14 @@ public class CleanupBenchmark {
 
 	private long startNanos;
 
+	private ExpiredRecordsCleaner cleaner;
+
+	private int iteration;
+
+	private final AtomicLong removedAlternating = new AtomicLong();
+
+	private long nanosAlternating;
+
 	@Setup(Level.Trial)
 	public void start() throws InterruptedException {
 		Map<String, Object> properties = this.database.equals("mariadb")
@@ -80,19 +96,43 @@ public class CleanupBenchmark {
 						java.time.Duration.ofSeconds(10), java.time.Clock.systemUTC());
 				log("removing the expired rows at full speed: " + store.deleteExpired(CleanupPace.unpaced(10_000)));
 			}
-			case "before", "during" -> fill();
+			case "before", "during", "alternating" -> fill();
 			default -> throw new IllegalArgumentException("Unknown phase " + this.phase);
 		}
 		ServersState.vacuum(this.jdbc, "idempotency_record");
 		for (String key : DuplicateKeys.all()) {
 			this.handler.charge(key);
 		}
+		this.cleaner = this.context.getBean(ExpiredRecordsCleaner.class);
 		if (this.phase.equals("during")) {
-			ExpiredRecordsCleaner cleaner = this.context.getBean(ExpiredRecordsCleaner.class);
+			ExpiredRecordsCleaner cleaner = this.cleaner;
 			this.expiredAtStart = expired();
 			this.startNanos = System.nanoTime();
 			this.cleanup = new Thread(cleaner::cleanUp, "benchmark-cleanup");
 			this.cleanup.start();
+		}
+	}
+
+	/** In phase {@code alternating}, starts the cleanup in every other iteration (the second, the fourth, ...). */
+	@Setup(Level.Iteration)
+	public void startIteration() {
+		if (this.phase.equals("alternating") && this.iteration++ % 2 == 1) {
+			this.startNanos = System.nanoTime();
+			this.cleanup = new Thread(() -> this.removedAlternating.addAndGet(this.cleaner.cleanUp()),
+					"benchmark-cleanup");
+			this.cleanup.start();
+		}
+	}
+
+	/** In phase {@code alternating}, stops the iteration's cleanup, and lets the database settle. */
+	@TearDown(Level.Iteration)
+	public void endIteration() throws InterruptedException {
+		if (this.phase.equals("alternating") && this.cleanup != null) {
+			this.cleanup.interrupt();
+			this.cleanup.join();
+			this.cleanup = null;
+			this.nanosAlternating += System.nanoTime() - this.startNanos;
+			Thread.sleep(SETTLE);
 		}
 	}
 
@@ -109,6 +149,12 @@ public class CleanupBenchmark {
 	@TearDown(Level.Trial)
 	public void stop() throws InterruptedException {
 		try {
+			if (this.phase.equals("alternating")) {
+				double seconds = this.nanosAlternating / 1e9;
+				// the line benchmarks/cleanup.sh reads
+				System.out.println(String.format(Locale.ROOT, "cleanup: %d rows in %.1f s, %.0f rows/s",
+						this.removedAlternating.get(), seconds, this.removedAlternating.get() / seconds));
+			}
 			if (this.cleanup != null) {
 				boolean finished = !this.cleanup.isAlive();
 				double seconds = (System.nanoTime() - this.startNanos) / 1e9;
