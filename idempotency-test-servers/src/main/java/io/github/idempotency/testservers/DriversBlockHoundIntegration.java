@@ -14,7 +14,10 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  * <li>r2dbc-mariadb's client guards each connection's queue of exchanges with a
  * {@code ReentrantLock} held for a few instructions (no I/O under it), which parks for as
  * long when a response is being decoded on the event loop while the next command is
- * sent.</li>
+ * sent;</li>
+ * <li>Spring Data Redis's {@code LettuceConnectionFactory} creates its shared reactive
+ * connection under a lock on first use: a request racing the first one waits there once
+ * (seen in CI on {@code RedisReactiveWebIdempotencyTest}'s racing duplicates).</li>
  * </ul>
  */
 public class DriversBlockHoundIntegration implements BlockHoundIntegration {
@@ -29,6 +32,8 @@ public class DriversBlockHoundIntegration implements BlockHoundIntegration {
 				"sendCommandWithoutResult", "lambda$receive$15", "lambda$sendCommand$17", "lambda$sendCommand$20" }) {
 			builder.allowBlockingCallsInside(MARIADB_CLIENT, method);
 		}
+		builder.allowBlockingCallsInside("org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory",
+				"getOrCreateSharedReactiveConnection");
 	}
 
 }
