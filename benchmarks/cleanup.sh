@@ -11,7 +11,10 @@
 # against an empty table), and the rows the cleanup removed a second while it ran.
 # PHASES=alternating instead runs one trial in which the cleanup runs through every other
 # iteration, and compares the iterations with it and without it (paired in time, so that
-# the machine's and the table's drift falls on both; ITERATIONS should be even). The
+# the machine's and the table's drift falls on both; ITERATIONS should be even), and
+# PHASES=flat one trial without cleanup in which every other iteration claims in a second
+# application whose table (idempotency_record_empty) holds none of the rows, and compares
+# the iterations on ROWS rows with those on the empty table, paired in the same way. The
 # servers are found as by run.sh (IDEMPOTENCY_TEST_POSTGRES_URL and
 # IDEMPOTENCY_TEST_MARIADB_URL, else the standard local addresses). Run it on an idle
 # machine.
@@ -60,7 +63,7 @@ done
 python3 - "$out" "$rows" $databases <<'PY'
 import json, os, re, sys
 out, rows, databases = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-phases = [p for p in ['empty', 'before', 'during', 'after', 'alternating']
+phases = [p for p in ['empty', 'before', 'during', 'after', 'alternating', 'flat']
           if all(os.path.exists(os.path.join(out, f'{d}-{p}.json')) for d in databases)]
 warmups = int(os.environ.get('WARMUPS', '2'))
 def percentile(histogram, q):
@@ -70,9 +73,9 @@ def percentile(histogram, q):
         if seen >= q * total:
             return value
 def percentiles(database, phase, cleanup=None):
-    """p50 and p99 per benchmark; in phase alternating, of the measured iterations with the
-    cleanup (cleanup=True: the warm-ups and measurements counted together, every second one)
-    or without it"""
+    """p50 and p99 per benchmark; in the phases that alternate, of the measured iterations
+    with the cleanup, or on the rows in phase flat (cleanup=True: the warm-ups and
+    measurements counted together, every second one), or of the others"""
     result = {}
     for r in json.load(open(os.path.join(out, f'{database}-{phase}.json'))):
         name = r['benchmark'].rsplit('.', 1)[1]
@@ -90,10 +93,13 @@ def percentiles(database, phase, cleanup=None):
     return result
 print(f'{rows:,} expired rows, {os.environ.get("THREADS", "4")} threads, claim latency in µs')
 for database in databases:
-    found = {phase: percentiles(database, phase) for phase in phases if phase != 'alternating'}
+    found = {phase: percentiles(database, phase) for phase in phases if phase not in ('alternating', 'flat')}
     if 'alternating' in phases:
         found['alternating without'] = percentiles(database, 'alternating', False)
         found['alternating with'] = percentiles(database, 'alternating', True)
+    if 'flat' in phases:
+        found['flat empty'] = percentiles(database, 'flat', False)
+        found['flat rows'] = percentiles(database, 'flat', True)
     for phase in found:
         cells = '  '.join(f'{name[7:].lower()} p50 {p50:8.0f} p99 {p99:8.0f}'
                           for name, (p50, p99) in sorted(found[phase].items()))
@@ -108,6 +114,10 @@ for database in databases:
         for name in sorted(found['alternating with']):
             ratio = found['alternating with'][name][1] / found['alternating without'][name][1]
             print(f'{database:10} {name[7:].lower():9} p99 with / without the cleanup, iterations alternated {ratio:.2f}')
+    if 'flat' in phases:
+        for name in sorted(found['flat rows']):
+            ratio = found['flat rows'][name][1] / found['flat empty'][name][1]
+            print(f'{database:10} {name[7:].lower():9} p99 {rows:,} rows / an empty table, iterations alternated {ratio:.2f}')
     for phase in ('during', 'alternating'):
         if phase not in phases:
             continue

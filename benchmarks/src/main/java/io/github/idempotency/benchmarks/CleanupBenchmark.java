@@ -1,5 +1,6 @@
 package io.github.idempotency.benchmarks;
 
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
@@ -33,9 +34,13 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  * {@code alternating}: the cleanup runs through every other iteration (from its start to
  * its end, then {@link #SETTLE} for the database to settle before the next), so that
  * iterations with and without it are paired in one trial, on the same table at the same
- * time, and a slow drift of the machine or the table falls on both. Phases {@code before},
- * {@code during} and {@code alternating} fill the table up to {@code rows} first (bulk
- * inserts: {@code generate_series} on PostgreSQL, the sequence engine on MariaDB).
+ * time, and a slow drift of the machine or the table falls on both; and {@code flat}: no
+ * cleanup, the claims of every other iteration go to a second application on a table of
+ * its own that holds none of the rows ({@value #EMPTY}), so that the table with the rows
+ * and an empty one are compared in one trial, paired in time, as in {@code alternating}.
+ * Phases {@code before}, {@code during}, {@code alternating} and {@code flat} fill the
+ * table up to {@code rows} first (bulk inserts: {@code generate_series} on PostgreSQL, the
+ * sequence engine on MariaDB).
  * {@code benchmarks/cleanup.sh} runs the phases in order and prints the percentiles.
  */
 @State(Scope.Benchmark)
@@ -43,6 +48,9 @@ public class CleanupBenchmark {
 
 	/** The workflow of the expired records. */
 	static final String EXPIRED = "cleanup-expired";
+
+	/** The table of phase {@code flat}'s application without the expired rows. */
+	static final String EMPTY = "idempotency_record_empty";
 
 	private static final int CHUNK = 1_000_000;
 
@@ -60,7 +68,14 @@ public class CleanupBenchmark {
 
 	ConfigurableApplicationContext context;
 
-	PaymentHandler handler;
+	volatile PaymentHandler handler;
+
+	/** In phase {@code flat}, the application on {@link #EMPTY} and the handler that claims in it. */
+	private ConfigurableApplicationContext emptyContext;
+
+	private PaymentHandler emptyHandler;
+
+	private PaymentHandler fullHandler;
 
 	private JdbcClient jdbc;
 
@@ -80,10 +95,7 @@ public class CleanupBenchmark {
 
 	@Setup(Level.Trial)
 	public void start() throws InterruptedException {
-		Map<String, Object> properties = this.database.equals("mariadb")
-				? Map.of("spring.datasource.url", Servers.mariadb(), "idempotency.jdbc.initialize-schema", "always")
-				: StarterProperties.SERVERS;
-		this.context = BenchmarkContexts.starter("jdbc", properties);
+		this.context = BenchmarkContexts.starter("jdbc", properties(Map.of()));
 		this.handler = this.context.getBean(PaymentHandler.class);
 		DataSource dataSource = this.context.getBean(DataSource.class);
 		this.jdbc = JdbcClient.create(dataSource);
@@ -96,12 +108,22 @@ public class CleanupBenchmark {
 						java.time.Duration.ofSeconds(10), java.time.Clock.systemUTC());
 				log("removing the expired rows at full speed: " + store.deleteExpired(CleanupPace.unpaced(10_000)));
 			}
-			case "before", "during", "alternating" -> fill();
+			case "before", "during", "alternating", "flat" -> fill();
 			default -> throw new IllegalArgumentException("Unknown phase " + this.phase);
 		}
 		ServersState.vacuum(this.jdbc, "idempotency_record");
 		for (String key : DuplicateKeys.all()) {
 			this.handler.charge(key);
+		}
+		if (this.phase.equals("flat")) {
+			this.emptyContext = BenchmarkContexts.starter("jdbc", properties(Map.of("idempotency.jdbc.table-name", EMPTY)));
+			this.jdbc.sql("TRUNCATE TABLE " + EMPTY).update();
+			ServersState.vacuum(this.jdbc, EMPTY);
+			this.emptyHandler = this.emptyContext.getBean(PaymentHandler.class);
+			for (String key : DuplicateKeys.all()) {
+				this.emptyHandler.charge(key);
+			}
+			this.fullHandler = this.handler;
 		}
 		this.cleaner = this.context.getBean(ExpiredRecordsCleaner.class);
 		if (this.phase.equals("during")) {
@@ -113,9 +135,23 @@ public class CleanupBenchmark {
 		}
 	}
 
-	/** In phase {@code alternating}, starts the cleanup in every other iteration (the second, the fourth, ...). */
+	/**
+	 * In phase {@code alternating}, starts the cleanup in every other iteration (the second,
+	 * the fourth, ...); in phase {@code flat}, claims on the empty table in the first, the
+	 * third, ... and on the full one in the others. A table that started empty has its
+	 * statistics refreshed first ({@link ServersState#analyze}); in phase {@code flat} both
+	 * tables have, so that both pay alike for the plans each connection makes again.
+	 */
 	@Setup(Level.Iteration)
 	public void startIteration() {
+		if (this.phase.equals("empty") || this.phase.equals("after")) {
+			ServersState.analyze(this.jdbc, "idempotency_record");
+		}
+		if (this.phase.equals("flat")) {
+			ServersState.analyze(this.jdbc, EMPTY);
+			ServersState.analyze(this.jdbc, "idempotency_record");
+			this.handler = (this.iteration++ % 2 == 1) ? this.fullHandler : this.emptyHandler;
+		}
 		if (this.phase.equals("alternating") && this.iteration++ % 2 == 1) {
 			this.startNanos = System.nanoTime();
 			this.cleanup = new Thread(() -> this.removedAlternating.addAndGet(this.cleaner.cleanUp()),
@@ -168,7 +204,20 @@ public class CleanupBenchmark {
 		}
 		finally {
 			this.context.close();
+			if (this.emptyContext != null) {
+				this.emptyContext.close();
+			}
 		}
+	}
+
+	/** The starter's settings on {@link #database}, with {@code more}. */
+	private Map<String, Object> properties(Map<String, Object> more) {
+		Map<String, Object> properties = new HashMap<>(StarterProperties.SERVERS);
+		if (this.database.equals("mariadb")) {
+			properties.put("spring.datasource.url", Servers.mariadb());
+		}
+		properties.putAll(more);
+		return properties;
 	}
 
 	/** Adds expired rows until there are {@code rows}, a million a statement. */

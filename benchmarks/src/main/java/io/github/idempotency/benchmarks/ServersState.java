@@ -82,6 +82,23 @@ public class ServersState {
 		}
 	}
 
+	/**
+	 * Refreshes the statistics of {@code table}, as autovacuum would while a table grows
+	 * from empty (the local PostgreSQL runs with autovacuum off): without it the plans made
+	 * while the table was empty, sequential scans, stay cached in each connection's prepared
+	 * statements however large it grows.
+	 * @param jdbc the database
+	 * @param table the table
+	 */
+	static void analyze(JdbcClient jdbc, String table) {
+		if (isMariaDb(jdbc)) {
+			jdbc.sql("ANALYZE TABLE " + table).query().listOfRows();
+		}
+		else {
+			jdbc.sql("ANALYZE " + table).update();
+		}
+	}
+
 	static boolean isMariaDb(JdbcClient jdbc) {
 		return jdbc.sql("SELECT version()").query(String.class).single().contains("MariaDB");
 	}
