@@ -16,8 +16,8 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
+import io.github.idempotency.store.CleanupPace;
 import io.github.idempotency.store.ExpiredRecordsCleaner;
-import io.github.idempotency.store.jdbc.CleanupPace;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;

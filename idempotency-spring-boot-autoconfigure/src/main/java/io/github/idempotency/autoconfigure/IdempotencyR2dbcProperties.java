@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.github.idempotency.store.ReadFirst;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 
 /**
@@ -40,7 +41,11 @@ public class IdempotencyR2dbcProperties {
 	 */
 	private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 
-	private final Cleanup cleanup = new Cleanup();
+	/**
+	 * The scheduled deletion of expired records: the jdbc store's settings, and its pace.
+	 */
+	@NestedConfigurationProperty
+	private final IdempotencyJdbcProperties.Cleanup cleanup = new IdempotencyJdbcProperties.Cleanup();
 
 	public String getTableName() {
 		return this.tableName;
@@ -74,41 +79,8 @@ public class IdempotencyR2dbcProperties {
 		this.initializeSchema = initializeSchema;
 	}
 
-	public Cleanup getCleanup() {
+	public IdempotencyJdbcProperties.Cleanup getCleanup() {
 		return this.cleanup;
-	}
-
-	/**
-	 * The scheduled deletion of expired records.
-	 */
-	public static class Cleanup {
-
-		/**
-		 * How often expired records are deleted; 0 turns the cleanup off.
-		 */
-		private Duration interval = Duration.ofHours(1);
-
-		/**
-		 * The most records one delete statement removes.
-		 */
-		private int batchSize = 1000;
-
-		public Duration getInterval() {
-			return this.interval;
-		}
-
-		public void setInterval(Duration interval) {
-			this.interval = interval;
-		}
-
-		public int getBatchSize() {
-			return this.batchSize;
-		}
-
-		public void setBatchSize(int batchSize) {
-			this.batchSize = batchSize;
-		}
-
 	}
 
 }

@@ -4,9 +4,9 @@ import java.time.Duration;
 
 import javax.sql.DataSource;
 
+import io.github.idempotency.store.CleanupPace;
 import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.observe.IdempotencyObserver;
-import io.github.idempotency.store.jdbc.CleanupPace;
 import io.github.idempotency.store.jdbc.JdbcIdempotencyStore;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;

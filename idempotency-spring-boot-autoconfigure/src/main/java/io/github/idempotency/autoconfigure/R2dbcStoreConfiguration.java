@@ -4,8 +4,10 @@ import java.time.Clock;
 import java.time.Duration;
 
 import io.r2dbc.spi.ConnectionFactory;
+import reactor.core.Exceptions;
 
 import io.github.idempotency.observe.IdempotencyObserver;
+import io.github.idempotency.store.CleanupPace;
 import io.github.idempotency.store.ExpiredRecordsCleaner;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.ReactiveIdempotencyStore;
@@ -59,17 +61,31 @@ class R2dbcStoreConfiguration {
 		return ReactiveIdempotencyStore.blocking(reactiveIdempotencyStore);
 	}
 
-	/** The cleanup: its own thread, which may wait for each batch. */
+	/**
+	 * The cleanup: its own thread, which waits for each run. Interrupted (the application
+	 * stops), the run ends as the jdbc store's does: quietly, the thread still interrupted.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
 	@Conditional(OnCleanupEnabledCondition.class)
 	ExpiredRecordsCleaner idempotencyR2dbcCleaner(R2dbcIdempotencyStore reactiveIdempotencyStore,
 			IdempotencyR2dbcProperties properties, ObjectProvider<IdempotencyObserver> observer) {
-		int batchSize = properties.getCleanup().getBatchSize();
+		IdempotencyJdbcProperties.Cleanup cleanup = properties.getCleanup();
+		CleanupPace pace = new CleanupPace(cleanup.getBatchSize(), cleanup.getDutyCycle(),
+				cleanup.getMaxRowsPerSecond());
 		return new ExpiredRecordsCleaner("r2dbc", () -> {
-			Long deleted = reactiveIdempotencyStore.deleteExpired(batchSize).block();
-			return (deleted != null) ? (int) Math.min(Integer.MAX_VALUE, deleted) : 0;
-		}, properties.getCleanup().getInterval(), observer.getIfAvailable(() -> IdempotencyObserver.NONE));
+			try {
+				Long deleted = reactiveIdempotencyStore.deleteExpired(pace).block();
+				return (deleted != null) ? (int) Math.min(Integer.MAX_VALUE, deleted) : 0;
+			}
+			catch (RuntimeException ex) {
+				if (Exceptions.unwrap(ex) instanceof InterruptedException) {
+					// block() cancelled the run, and left the thread interrupted
+					return 0;
+				}
+				throw ex;
+			}
+		}, cleanup.getInterval(), observer.getIfAvailable(() -> IdempotencyObserver.NONE));
 	}
 
 	static class OnCleanupEnabledCondition extends OnPositiveIntervalCondition {

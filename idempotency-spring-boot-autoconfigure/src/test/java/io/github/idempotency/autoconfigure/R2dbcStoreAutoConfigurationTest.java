@@ -116,6 +116,39 @@ class R2dbcStoreAutoConfigurationTest {
 			.run((context) -> assertThat(context).doesNotHaveBean(ExpiredRecordsCleaner.class));
 	}
 
+	@Test
+	void aCleanupRunInterruptedAsTheApplicationStopsEndsQuietlyTheThreadStillInterrupted() {
+		this.withConnectionFactory.run((context) -> {
+			ExpiredRecordsCleaner cleaner = context.getBean(ExpiredRecordsCleaner.class);
+			Thread.currentThread().interrupt();
+			try {
+				assertThat(cleaner.cleanUp()).isZero();
+				assertThat(Thread.currentThread().isInterrupted()).isTrue();
+			}
+			finally {
+				Thread.interrupted();
+			}
+		});
+	}
+
+	@Test
+	void theCleanupKeepsThePaceItsPropertiesSet() {
+		this.withConnectionFactory.run((context) -> {
+			IdempotencyJdbcProperties.Cleanup cleanup = context.getBean(IdempotencyR2dbcProperties.class).getCleanup();
+			assertThat(cleanup.getDutyCycle()).isEqualTo(0.2);
+			assertThat(cleanup.getMaxRowsPerSecond()).isEqualTo(1200);
+		});
+		this.withConnectionFactory
+			.withPropertyValues("idempotency.r2dbc.cleanup.duty-cycle=0.5",
+					"idempotency.r2dbc.cleanup.max-rows-per-second=300")
+			.run((context) -> {
+				IdempotencyJdbcProperties.Cleanup cleanup = context.getBean(IdempotencyR2dbcProperties.class)
+					.getCleanup();
+				assertThat(cleanup.getDutyCycle()).isEqualTo(0.5);
+				assertThat(cleanup.getMaxRowsPerSecond()).isEqualTo(300);
+			});
+	}
+
 	private static DataSource h2() {
 		JdbcDataSource dataSource = new JdbcDataSource();
 		dataSource.setURL("jdbc:h2:mem:r2dbc-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");

@@ -1,5 +1,6 @@
 package io.github.idempotency.store.jdbc;
 
+import io.github.idempotency.store.CleanupPace;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.store.sql.CleanupSql;
 import org.springframework.dao.ConcurrencyFailureException;

@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.idempotency.store.ClaimHandle;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
+import io.github.idempotency.store.CleanupPace;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.IdempotencyStore;
 import io.github.idempotency.store.ReadFirst;

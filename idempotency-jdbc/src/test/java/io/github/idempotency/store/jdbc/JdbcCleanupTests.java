@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import io.github.idempotency.store.ClaimOutcome;
 import io.github.idempotency.store.ClaimRequest;
 import io.github.idempotency.store.ClaimResult;
+import io.github.idempotency.store.CleanupPace;
 import io.github.idempotency.store.RecordId;
 import io.github.idempotency.test.MutableClock;
 import io.github.idempotency.testservers.TestDatabases;

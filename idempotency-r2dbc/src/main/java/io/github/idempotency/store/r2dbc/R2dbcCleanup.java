@@ -1,18 +1,24 @@
 package io.github.idempotency.store.r2dbc;
 
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 
 import io.github.idempotency.store.sql.CleanupSql;
 import reactor.util.retry.Retry;
 
+import io.github.idempotency.store.CleanupPace;
 import io.github.idempotency.store.RecordId;
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DataAccessException;
 
 /**
- * Deletes records: one by its id, or every expired one, a batch per statement.
+ * Deletes records: one by its id, or every expired one, a batch per statement, paced as
+ * the jdbc store's cleanup is ({@link CleanupPace}): each batch is timed, and the pause
+ * after it is a delay on {@code time} (Reactor's parallel scheduler): no thread waits.
  */
 final class R2dbcCleanup {
 
@@ -25,8 +31,12 @@ final class R2dbcCleanup {
 	/** Whether a batch starts where the last one ended on the {@code expires_at} index (PostgreSQL's). */
 	private final boolean fromCursor;
 
-	R2dbcCleanup(R2dbcRecordTable table) {
+	/** What times the batches and waits out the pauses. */
+	private final Scheduler time;
+
+	R2dbcCleanup(R2dbcRecordTable table, Scheduler time) {
 		this.table = table;
+		this.time = time;
 		this.delete = new R2dbcStatement(table.statements().delete());
 		CleanupSql cleanup = table.statements().cleanup();
 		this.deleteExpired = new R2dbcStatement(cleanup.sql());
@@ -38,17 +48,32 @@ final class R2dbcCleanup {
 	}
 
 	/**
-	 * Deletes expired records, at most {@code batchSize} per statement, until none is left.
+	 * Deletes the records expired now, a batch per statement, pausing after each batch as
+	 * {@code pace} says, until a batch finds fewer rows than it may delete. Cancelling it
+	 * ends the run (between batches or during one, which then commits or rolls back whole).
 	 * @return how many records were deleted
 	 */
-	Mono<Long> deleteExpired(int batchSize) {
+	Mono<Long> deleteExpired(CleanupPace pace) {
 		return Mono.defer(() -> {
 			long now = this.table.now().toEpochMilli();
-			return deleteExpiredBatch(now, batchSize, Long.MIN_VALUE)
-				.expand((batch) -> (batch.deleted() >= batchSize) ? deleteExpiredBatch(now, batchSize, batch.next())
-						: Mono.empty())
+			return timedBatch(now, pace.batchSize(), Long.MIN_VALUE)
+				.expand((batch) -> (batch.deleted() < pace.batchSize()) ? Mono.empty()
+						: pause(pace.pauseAfter(batch.deleted(), batch.nanos()))
+							.then(timedBatch(now, pace.batchSize(), batch.next())))
 				.reduce(0L, (total, batch) -> total + batch.deleted());
 		});
+	}
+
+	private Mono<Batch> timedBatch(long now, int batchSize, long from) {
+		return Mono.defer(() -> {
+			long start = this.time.now(TimeUnit.NANOSECONDS);
+			return deleteExpiredBatch(now, batchSize, from)
+				.map((batch) -> new Batch(batch.deleted(), batch.next(), this.time.now(TimeUnit.NANOSECONDS) - start));
+		});
+	}
+
+	private Mono<Void> pause(long nanos) {
+		return (nanos > 0) ? Mono.delay(Duration.ofNanos(nanos), this.time).then() : Mono.empty();
 	}
 
 	/**
@@ -61,14 +86,14 @@ final class R2dbcCleanup {
 				return this.deleteExpired.on(this.table.client(), Map.of("now", now, "limit", batchSize))
 					.fetch()
 					.rowsUpdated()
-					.map((deleted) -> new Batch(deleted, from));
+					.map((deleted) -> new Batch(deleted, from, 0));
 			}
 			return this.deleteExpired.on(this.table.client(), Map.of("from", from, "now", now, "limit", batchSize))
 				.map((row) -> {
 					Number latest = row.get(1, Number.class);
 					Number deleted = row.get(0, Number.class);
 					return new Batch((deleted != null) ? deleted.longValue() : 0L,
-							(latest != null) ? latest.longValue() : from);
+							(latest != null) ? latest.longValue() : from, 0);
 				})
 				.one();
 		})
@@ -82,8 +107,9 @@ final class R2dbcCleanup {
 	 * A batch's outcome.
 	 * @param deleted how many rows it deleted
 	 * @param next where the next batch starts on the {@code expires_at} index
+	 * @param nanos how long it took
 	 */
-	private record Batch(long deleted, long next) {
+	private record Batch(long deleted, long next, long nanos) {
 	}
 
 }

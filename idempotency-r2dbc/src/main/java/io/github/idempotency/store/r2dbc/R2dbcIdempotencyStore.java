@@ -9,8 +9,11 @@ import java.util.regex.Pattern;
 import io.r2dbc.spi.ConnectionFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 import io.github.idempotency.store.ClaimRequest;
+import io.github.idempotency.store.CleanupPace;
 import io.github.idempotency.store.IdempotencyRecord;
 import io.github.idempotency.store.ReactiveClaimHandle;
 import io.github.idempotency.store.ReactiveClaimResult;
@@ -78,6 +81,11 @@ public final class R2dbcIdempotencyStore implements ReactiveIdempotencyStore {
 	 */
 	public R2dbcIdempotencyStore(ConnectionFactory connectionFactory, String tableName, Duration lockTimeout,
 			Clock clock) {
+		this(connectionFactory, tableName, lockTimeout, clock, Schedulers.parallel());
+	}
+
+	R2dbcIdempotencyStore(ConnectionFactory connectionFactory, String tableName, Duration lockTimeout, Clock clock,
+			Scheduler cleanupTime) {
 		Assert.isTrue(TABLE_NAME.matcher(tableName).matches(), () -> "Invalid table name '" + tableName + "'");
 		String product = connectionFactory.getMetadata().getName();
 		String name = product.toLowerCase(Locale.ROOT);
@@ -89,7 +97,7 @@ public final class R2dbcIdempotencyStore implements ReactiveIdempotencyStore {
 		this.claims = new R2dbcClaims(this.table, this.transactions, () -> this.readFirst);
 		this.batchClaims = new R2dbcBatchClaims(this.table, this.claims);
 		this.batchCompletions = new R2dbcBatchCompletions(this.table, this.transactions);
-		this.cleanup = new R2dbcCleanup(this.table);
+		this.cleanup = new R2dbcCleanup(this.table, cleanupTime);
 	}
 
 	/**
@@ -157,7 +165,20 @@ public final class R2dbcIdempotencyStore implements ReactiveIdempotencyStore {
 	 * @return how many records were deleted
 	 */
 	public Mono<Long> deleteExpired(int batchSize) {
-		return this.cleanup.deleteExpired(batchSize);
+		return deleteExpired(CleanupPace.unpaced(batchSize));
+	}
+
+	/**
+	 * Deletes expired records as {@link #deleteExpired(int)} does, at {@code pace}: after
+	 * each batch a pause, so that the run keeps the database busy at most the pace's duty
+	 * cycle of the time and deletes at most its rows per second (a delay on Reactor's
+	 * parallel scheduler; no thread waits). Cancelling the run ends it.
+	 * @param pace the batch size and the pauses
+	 * @return how many records were deleted
+	 */
+	public Mono<Long> deleteExpired(CleanupPace pace) {
+		Assert.notNull(pace, "'pace' must not be null");
+		return this.cleanup.deleteExpired(pace);
 	}
 
 }

@@ -2,6 +2,7 @@ package io.github.idempotency.store.r2dbc;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -12,6 +13,7 @@ import io.github.idempotency.testservers.TestServers;
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.r2dbc.connection.init.ResourceDatabasePopulator;
+import org.springframework.r2dbc.core.DatabaseClient;
 
 /**
  * Pooled connection factories on the test databases ({@code TestServers.r2dbcUrl}),
@@ -31,6 +33,21 @@ final class R2dbcTestDatabases {
 
 	static ConnectionFactory mariaDb() {
 		return pool(TestServers.mariaDbUrl(), "mysql");
+	}
+
+	/**
+	 * Creates a table of the store's schema under another name (dropped first), for tests
+	 * that count rows.
+	 * @param connectionFactory the database
+	 * @param platform the schema file's platform ({@code postgresql}, {@code mysql})
+	 * @param table the table name
+	 */
+	static void createTable(ConnectionFactory connectionFactory, String platform, String table) {
+		String schema = new String(script(platform), StandardCharsets.UTF_8).replace("idempotency_record", table);
+		DatabaseClient.create(connectionFactory).sql("DROP TABLE IF EXISTS " + table).then().block();
+		new ResourceDatabasePopulator(new ByteArrayResource(schema.getBytes(StandardCharsets.UTF_8)))
+			.populate(connectionFactory)
+			.block();
 	}
 
 	private static byte[] script(String platform) {

@@ -1,9 +1,10 @@
-package io.github.idempotency.store.jdbc;
+package io.github.idempotency.store;
 
 import org.springframework.util.Assert;
 
 /**
- * How fast {@link JdbcIdempotencyStore#deleteExpired(CleanupPace)} deletes: batches of at
+ * How fast a SQL store's cleanup deletes expired records (the jdbc store's
+ * {@code deleteExpired(CleanupPace)}, the r2dbc store's): batches of at
  * most {@code batchSize} rows, and after each batch a pause, so that the cleanup works at
  * most {@code dutyCycle} of the time (a batch that took {@code t} is followed by a pause of
  * {@code t × (1 − dutyCycle) / dutyCycle}: the busier the database, the longer the batch
@@ -43,7 +44,7 @@ public record CleanupPace(int batchSize, double dutyCycle, int maxRowsPerSecond)
 	 * @param nanos how long it took
 	 * @return the pause in nanoseconds, 0 for none
 	 */
-	long pauseAfter(int rows, long nanos) {
+	public long pauseAfter(long rows, long nanos) {
 		double pause = nanos * (1 - this.dutyCycle) / this.dutyCycle;
 		if (this.maxRowsPerSecond > 0) {
 			pause = Math.max(pause, rows * 1e9 / this.maxRowsPerSecond - nanos);
