@@ -104,8 +104,8 @@ public final class ExpiredRecordsCleaner implements SmartLifecycle {
 			logger.warn(String.format(Locale.ROOT,
 					"The %s store's cleanup removed %d expired idempotency records in %.3f s (%.0f records/s), longer "
 							+ "than its interval of %s: records expire about as fast as it removes them, or faster, "
-							+ "and pile up while it does; let it delete faster (its batch size, and on jdbc its "
-							+ "duty-cycle and max-rows-per-second properties) or keep records for less time",
+							+ "and pile up while it does; let it delete faster (its batch size, and on jdbc and r2dbc "
+							+ "its duty-cycle and max-rows-per-second properties) or keep records for less time",
 					this.backend, removed, seconds, removed / Math.max(seconds, 1e-9), this.interval));
 		}
 		else if (removed > 0 && logger.isInfoEnabled()) {
