@@ -5,10 +5,13 @@ import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import io.r2dbc.spi.ConnectionFactory;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.Disposable;
 import reactor.core.Disposables;
@@ -38,27 +41,27 @@ class R2dbcCleanupPaceTest {
 
 	private final MutableClock clock = new MutableClock(Instant.parse("2032-01-01T00:00:00Z"));
 
-	@ParameterizedTest
-	@ValueSource(strings = { "postgresql", "mariadb" })
-	void theCleanupPausesAfterEachFullBatchByItsDutyCycleAndFinishes(String database) {
-		ManualCleanupTime time = new ManualCleanupTime();
-		R2dbcIdempotencyStore store = store(database, time);
-		expired(store, 25);
-		assertThat(store.deleteExpired(new CleanupPace(10, 0.25, 0)).block()).isEqualTo(25);
-		// each batch took 2 ms: a quarter of the time working, three quarters pausing
-		assertThat(time.pauses).containsExactly(Duration.ofMillis(6), Duration.ofMillis(6));
-		assertThat(rows(database)).isZero();
+	/**
+	 * Each batch takes 2 ms: at a duty cycle of a quarter, a pause of 6 ms after each; at
+	 * 1,000 rows a second, 10 rows take 10 ms: 8 of pause, where the duty cycle of a half
+	 * asks 2.
+	 */
+	static Stream<Arguments> paces() {
+		return Stream.of("postgresql", "mariadb")
+			.flatMap((database) -> Stream.of(
+					Arguments.of(database, 25, new CleanupPace(10, 0.25, 0), List.of(6, 6)),
+					Arguments.of(database, 30, new CleanupPace(10, 0.5, 1000), List.of(8, 8, 8))));
 	}
 
 	@ParameterizedTest
-	@ValueSource(strings = { "postgresql", "mariadb" })
-	void theCleanupPausesLongerWhenItsRowsPerSecondSaySo(String database) {
+	@MethodSource("paces")
+	void theCleanupPausesAfterEachFullBatchAsItsPaceSaysAndFinishes(String database, int rows, CleanupPace pace,
+			List<Integer> pausesInMillis) {
 		ManualCleanupTime time = new ManualCleanupTime();
 		R2dbcIdempotencyStore store = store(database, time);
-		expired(store, 30);
-		// 10 rows at 1,000 a second take 10 ms: 2 ms of work, 8 of pause; the duty cycle asks 2
-		assertThat(store.deleteExpired(new CleanupPace(10, 0.5, 1000)).block()).isEqualTo(30);
-		assertThat(time.pauses).containsExactly(Duration.ofMillis(8), Duration.ofMillis(8), Duration.ofMillis(8));
+		expired(store, rows);
+		assertThat(store.deleteExpired(pace).block()).isEqualTo(rows);
+		assertThat(time.pauses).containsExactlyElementsOf(pausesInMillis.stream().map(Duration::ofMillis).toList());
 		assertThat(rows(database)).isZero();
 	}
 
