@@ -2,7 +2,7 @@ package io.github.idempotency.store.r2dbc;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -17,8 +17,10 @@ import org.springframework.dao.DataAccessException;
 
 /**
  * Deletes records: one by its id, or every expired one, a batch per statement, paced as
- * the jdbc store's cleanup is ({@link CleanupPace}): each batch is timed, and the pause
- * after it is a delay on {@code time} (Reactor's parallel scheduler): no thread waits.
+ * the jdbc store's cleanup is ({@link CleanupPace}): each batch is timed on a monotonic
+ * clock ({@code System.nanoTime}: a wall clock that jumps would stretch or cancel the
+ * pauses), and the pause after it is a delay on {@code delays} (Reactor's parallel
+ * scheduler): no thread waits.
  */
 final class R2dbcCleanup {
 
@@ -31,12 +33,16 @@ final class R2dbcCleanup {
 	/** Whether a batch starts where the last one ended on the {@code expires_at} index (PostgreSQL's). */
 	private final boolean fromCursor;
 
-	/** What times the batches and waits out the pauses. */
-	private final Scheduler time;
+	/** What times the batches, in nanoseconds. */
+	private final LongSupplier nanoTime;
 
-	R2dbcCleanup(R2dbcRecordTable table, Scheduler time) {
+	/** What waits out the pauses. */
+	private final Scheduler delays;
+
+	R2dbcCleanup(R2dbcRecordTable table, LongSupplier nanoTime, Scheduler delays) {
 		this.table = table;
-		this.time = time;
+		this.nanoTime = nanoTime;
+		this.delays = delays;
 		this.delete = new R2dbcStatement(table.statements().delete());
 		CleanupSql cleanup = table.statements().cleanup();
 		this.deleteExpired = new R2dbcStatement(cleanup.sql());
@@ -66,14 +72,14 @@ final class R2dbcCleanup {
 
 	private Mono<Batch> timedBatch(long now, int batchSize, long from) {
 		return Mono.defer(() -> {
-			long start = this.time.now(TimeUnit.NANOSECONDS);
+			long start = this.nanoTime.getAsLong();
 			return deleteExpiredBatch(now, batchSize, from)
-				.map((batch) -> new Batch(batch.deleted(), batch.next(), this.time.now(TimeUnit.NANOSECONDS) - start));
+				.map((batch) -> new Batch(batch.deleted(), batch.next(), this.nanoTime.getAsLong() - start));
 		});
 	}
 
 	private Mono<Void> pause(long nanos) {
-		return (nanos > 0) ? Mono.delay(Duration.ofNanos(nanos), this.time).then() : Mono.empty();
+		return (nanos > 0) ? Mono.delay(Duration.ofNanos(nanos), this.delays).then() : Mono.empty();
 	}
 
 	/**

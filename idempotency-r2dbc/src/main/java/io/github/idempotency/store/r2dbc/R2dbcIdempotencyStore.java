@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
 import io.r2dbc.spi.ConnectionFactory;
@@ -81,11 +82,11 @@ public final class R2dbcIdempotencyStore implements ReactiveIdempotencyStore {
 	 */
 	public R2dbcIdempotencyStore(ConnectionFactory connectionFactory, String tableName, Duration lockTimeout,
 			Clock clock) {
-		this(connectionFactory, tableName, lockTimeout, clock, Schedulers.parallel());
+		this(connectionFactory, tableName, lockTimeout, clock, System::nanoTime, Schedulers.parallel());
 	}
 
 	R2dbcIdempotencyStore(ConnectionFactory connectionFactory, String tableName, Duration lockTimeout, Clock clock,
-			Scheduler cleanupTime) {
+			LongSupplier cleanupNanoTime, Scheduler cleanupDelays) {
 		Assert.isTrue(TABLE_NAME.matcher(tableName).matches(), () -> "Invalid table name '" + tableName + "'");
 		String product = connectionFactory.getMetadata().getName();
 		String name = product.toLowerCase(Locale.ROOT);
@@ -97,7 +98,7 @@ public final class R2dbcIdempotencyStore implements ReactiveIdempotencyStore {
 		this.claims = new R2dbcClaims(this.table, this.transactions, () -> this.readFirst);
 		this.batchClaims = new R2dbcBatchClaims(this.table, this.claims);
 		this.batchCompletions = new R2dbcBatchCompletions(this.table, this.transactions);
-		this.cleanup = new R2dbcCleanup(this.table, cleanupTime);
+		this.cleanup = new R2dbcCleanup(this.table, cleanupNanoTime, cleanupDelays);
 	}
 
 	/**

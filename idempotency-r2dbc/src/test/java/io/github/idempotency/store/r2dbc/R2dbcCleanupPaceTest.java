@@ -31,8 +31,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The pace of the r2dbc store's cleanup, on PostgreSQL and on MariaDB, on a table of its
- * own: each batch timed and the pause after it waited out on a {@link Scheduler} the test
- * drives (each batch takes 2 ms on it), as the jdbc store's cleanup is; and a run cancelled
+ * own: each batch timed on a monotonic time and the pause after it waited out on a
+ * {@link Scheduler}, both driven by the test (each batch takes 2 ms; the scheduler's wall
+ * clock jumps an hour at each reading), as the jdbc store's cleanup is; and a run cancelled
  * during a pause deletes no more.
  */
 class R2dbcCleanupPaceTest {
@@ -79,11 +80,12 @@ class R2dbcCleanupPaceTest {
 		assertThat(rows(database)).isEqualTo(15);
 	}
 
-	private R2dbcIdempotencyStore store(String database, Scheduler time) {
+	private R2dbcIdempotencyStore store(String database, ManualCleanupTime time) {
 		ConnectionFactory connectionFactory = connectionFactory(database);
 		R2dbcTestDatabases.createTable(connectionFactory, database.equals("postgresql") ? "postgresql" : "mysql",
 				TABLE);
-		return new R2dbcIdempotencyStore(connectionFactory, TABLE, Duration.ofSeconds(5), this.clock, time);
+		return new R2dbcIdempotencyStore(connectionFactory, TABLE, Duration.ofSeconds(5), this.clock, time::nanoTime,
+				time);
 	}
 
 	private static ConnectionFactory connectionFactory(String database) {
@@ -113,8 +115,10 @@ class R2dbcCleanupPaceTest {
 	}
 
 	/**
-	 * Time that moves by 2 ms each time it is read, and by each pause, which runs at once
-	 * (or never, when {@code pausesEndless}): a batch between two readings takes 2 ms.
+	 * A monotonic time that moves by 2 ms each time it is read, and by each pause, which
+	 * runs at once (or never, when {@code pausesEndless}): a batch between two readings
+	 * takes 2 ms. Its wall clock, the scheduler's {@code now}, jumps an hour ahead each time
+	 * it is read: the pauses must not follow it.
 	 */
 	static final class ManualCleanupTime implements Scheduler {
 
@@ -126,12 +130,19 @@ class R2dbcCleanupPaceTest {
 
 		volatile @Nullable Disposable pending;
 
-		private long now;
+		private long nanoTime;
+
+		private long wallClock;
+
+		synchronized long nanoTime() {
+			this.nanoTime += STEP;
+			return this.nanoTime;
+		}
 
 		@Override
 		public synchronized long now(TimeUnit unit) {
-			this.now += STEP;
-			return unit.convert(this.now, TimeUnit.NANOSECONDS);
+			this.wallClock += TimeUnit.HOURS.toNanos(1);
+			return unit.convert(this.wallClock, TimeUnit.NANOSECONDS);
 		}
 
 		@Override
@@ -149,7 +160,7 @@ class R2dbcCleanupPaceTest {
 				return pending;
 			}
 			synchronized (this) {
-				this.now += unit.toNanos(delay);
+				this.nanoTime += unit.toNanos(delay);
 			}
 			task.run();
 			return Disposables.disposed();
